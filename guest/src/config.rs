@@ -1,0 +1,374 @@
+//! The server's configuration, read from the environment the host hands over.
+//!
+//! Every variable has one strict reading, and a value that could be a typo
+//! never silently changes behaviour: either it stops startup with a message
+//! that names the valid values, or (for the one variable that only removes a
+//! protection) it keeps the safe behaviour and says so. The RUSTPAD_URL value
+//! is never echoed, because people paste secrets into it.
+
+use crate::tools::catalogue::{self, ToolName};
+
+/// A validated Rustpad base URL: `scheme://host[:port][/path]`, no trailing slash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RustpadUrl {
+    base: String,
+    origin: String,
+    authority: String,
+    path: String,
+    secure: bool,
+}
+
+impl RustpadUrl {
+    /// Parses and normalises a RUSTPAD_URL value. Errors never contain the value.
+    pub fn parse(raw: &str) -> Result<(Self, Option<String>), String> {
+        let parsed = url::Url::parse(raw.trim())
+            .map_err(|_| "rustpad-mcp: RUSTPAD_URL is not an absolute URL (expected something like https://rustpad.example.net)".to_string())?;
+        let secure = match parsed.scheme() {
+            "https" => true,
+            "http" => false,
+            _ => return Err("rustpad-mcp: RUSTPAD_URL must start with http:// or https://".into()),
+        };
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err("rustpad-mcp: RUSTPAD_URL must not carry a user name or password".into());
+        }
+        if parsed.query().is_some() || parsed.fragment().is_some() {
+            return Err(
+                "rustpad-mcp: RUSTPAD_URL must not carry a query string or a fragment".into(),
+            );
+        }
+        let Some(host) = parsed.host_str().filter(|h| !h.is_empty()) else {
+            return Err("rustpad-mcp: RUSTPAD_URL has no host name".into());
+        };
+        let origin = parsed.origin().ascii_serialization();
+        let path = parsed.path().trim_end_matches('/');
+        let warning = (!secure && !is_loopback(host)).then(|| {
+            "rustpad-mcp: warning: RUSTPAD_URL uses plain http to a host other than this machine, so pad content crosses the network unencrypted; prefer https://".to_string()
+        });
+        let authority = match parsed.port() {
+            Some(port) => format!("{}:{port}", parsed.host_str().unwrap_or(host)),
+            None => host.to_string(),
+        };
+        let url = RustpadUrl {
+            base: format!("{origin}{path}"),
+            origin,
+            authority,
+            path: path.to_string(),
+            secure,
+        };
+        Ok((url, warning))
+    }
+
+    /// The normalised base, used for share links: `<base>/#<id>`.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `scheme://host[:port]`: the only place the host lets us connect to.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// True for https:// (and so wss://).
+    pub fn is_secure(&self) -> bool {
+        self.secure
+    }
+
+    /// `host[:port]`, the port only when it is not the scheme's default.
+    pub fn authority(&self) -> &str {
+        &self.authority
+    }
+
+    /// The path and query of the HTTP API address for `path` (which starts with `/api/`).
+    pub fn http_path(&self, path: &str) -> String {
+        format!("{}{path}", self.path)
+    }
+
+    /// The WebSocket address for `path`: ws:// for http, wss:// for https.
+    pub fn websocket(&self, path: &str) -> String {
+        let rest = self.base.split_once("://").map_or("", |(_, rest)| rest);
+        let scheme = if self.secure { "wss" } else { "ws" };
+        format!("{scheme}://{rest}{path}")
+    }
+
+    /// The link people open in a browser to edit pad `id`.
+    pub fn share_link(&self, id: &str) -> String {
+        format!("{}/#{id}", self.base)
+    }
+}
+
+/// True for names and addresses that can only mean this machine.
+pub fn is_loopback(host: &str) -> bool {
+    let host = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase();
+    if host == "localhost"
+        || host == "localhost."
+        || host.ends_with(".localhost")
+        || host.ends_with(".localhost.")
+    {
+        return true;
+    }
+    if let Ok(v4) = host.parse::<std::net::Ipv4Addr>() {
+        return v4.is_loopback();
+    }
+    match host.parse::<std::net::Ipv6Addr>() {
+        Ok(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+        Err(_) => false,
+    }
+}
+
+/// The configuration of one server process.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// None: started without RUSTPAD_URL; tools are listed, every call explains.
+    pub rustpad: Option<RustpadUrl>,
+    pub read_only: bool,
+    pub insecure_tls: bool,
+    /// False: guarded tools use the two-call token even for clients with dialogs.
+    pub elicitation: bool,
+    /// The tools this server offers, in catalogue order.
+    pub tools: Vec<ToolName>,
+    notices: Vec<String>,
+}
+
+/// What the host needs to know to serve: the origin to allow, TLS, messages.
+pub struct Startup {
+    pub origin: Option<String>,
+    pub insecure_tls: bool,
+    pub notices: Vec<String>,
+}
+
+/// The one line printed when the dialog is switched off (the product guide's wording).
+pub const ELICITATION_OFF_NOTICE: &str =
+    "rustpad-mcp: ELICITATION=false — guarded tools fall back to the two-call token";
+
+const MISSING_URL_NOTICE: &str = "rustpad-mcp: RUSTPAD_URL is not set, so the tools are listed but every call will fail until it is.
+  Set it to the base address of your Rustpad instance, e.g. RUSTPAD_URL=https://rustpad.example.net
+  Rustpad has no accounts: anyone who can reach the instance and knows a pad id can read and change that pad.
+  Optional: RUSTPAD_READ_ONLY=true offers only the read tools; RUSTPAD_INSECURE_TLS=true accepts a self-signed certificate;
+  RUSTPAD_ALLOW_TOOLS / RUSTPAD_DENY_TOOLS choose the tools; ELICITATION=false swaps the approval dialog for a two-call token.";
+
+impl Config {
+    /// Reads the configuration from the process environment.
+    pub fn from_env() -> Result<Config, String> {
+        Config::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads the configuration through `get` (the environment, or a test's map).
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, String> {
+        let mut notices = Vec::new();
+        let elicitation = parse_elicitation(get("ELICITATION").as_deref())?;
+        let rustpad = match get("RUSTPAD_URL").filter(|v| !v.trim().is_empty()) {
+            None => None,
+            Some(raw) => {
+                let (url, warning) = RustpadUrl::parse(&raw)?;
+                notices.extend(warning);
+                Some(url)
+            }
+        };
+        let read_only = parse_read_only(get("RUSTPAD_READ_ONLY").as_deref())?;
+        let insecure_tls = match get("RUSTPAD_INSECURE_TLS").as_deref().map(str::trim) {
+            Some("true") => true,
+            None | Some("") | Some("false") => false,
+            Some(other) => {
+                notices.push(format!(
+                    "rustpad-mcp: RUSTPAD_INSECURE_TLS is {}, not \"true\", so certificates are still checked",
+                    describe_value(other)
+                ));
+                false
+            }
+        };
+        let tools = catalogue::select(
+            get("RUSTPAD_ALLOW_TOOLS").as_deref(),
+            get("RUSTPAD_DENY_TOOLS").as_deref(),
+            read_only,
+            &mut notices,
+        )?;
+        if insecure_tls {
+            notices.push("rustpad-mcp: RUSTPAD_INSECURE_TLS=true — certificates of the Rustpad instance are not checked (this connection only)".into());
+        }
+        if read_only {
+            notices.push(
+                "rustpad-mcp: RUSTPAD_READ_ONLY is on — only the read tools are offered".into(),
+            );
+        }
+        if !elicitation {
+            notices.push(ELICITATION_OFF_NOTICE.into());
+        }
+        match &rustpad {
+            Some(url) => notices.push(format!("rustpad-mcp: serving Rustpad at {}", url.base())),
+            None => notices.push(MISSING_URL_NOTICE.into()),
+        }
+        Ok(Config {
+            rustpad,
+            read_only,
+            insecure_tls,
+            elicitation,
+            tools,
+            notices,
+        })
+    }
+
+    pub fn startup(self) -> Startup {
+        Startup {
+            origin: self.rustpad.as_ref().map(|url| url.origin().to_string()),
+            insecure_tls: self.insecure_tls,
+            notices: self.notices,
+        }
+    }
+
+    pub fn offers(&self, tool: ToolName) -> bool {
+        self.tools.contains(&tool)
+    }
+}
+
+fn parse_elicitation(raw: Option<&str>) -> Result<bool, String> {
+    let value = raw.unwrap_or("").trim();
+    match value.to_ascii_lowercase().as_str() {
+        "" | "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(format!(
+            "rustpad-mcp: ELICITATION must be \"true\" or \"false\", but it is {}. Refusing to start rather than guess which one was meant.",
+            describe_value(value)
+        )),
+    }
+}
+
+fn parse_read_only(raw: Option<&str>) -> Result<bool, String> {
+    let value = raw.unwrap_or("").trim();
+    match value.to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" => Ok(true),
+        "" | "0" | "false" | "no" => Ok(false),
+        _ => Err(format!(
+            "rustpad-mcp: RUSTPAD_READ_ONLY must be one of true, 1, yes (on) or false, 0, no (off), but it is {}. Refusing to start rather than guess.",
+            describe_value(value)
+        )),
+    }
+}
+
+/// Shows a configuration value only when it is short, printable ASCII.
+pub fn describe_value(value: &str) -> String {
+    let printable = value.chars().all(|c| c.is_ascii_graphic() || c == ' ');
+    let length = value.chars().count();
+    if length == 0 {
+        "empty".into()
+    } else if printable && length <= 20 {
+        format!("\"{value}\"")
+    } else {
+        format!("a {length}-character value")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, String> {
+        Config::from_lookup(|name| {
+            vars.iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    #[test]
+    fn url_is_normalised() {
+        let (url, warning) = RustpadUrl::parse(" HTTPS://Pad.Example.NET///").unwrap();
+        assert_eq!(url.base(), "https://pad.example.net");
+        assert!(warning.is_none());
+        let (url, _) = RustpadUrl::parse("https://h/ /x/").unwrap();
+        assert_eq!(url.base(), "https://h/%20/x");
+        assert_eq!(url.websocket("/api/socket/a"), "wss://h/%20/x/api/socket/a");
+        let (url, warning) = RustpadUrl::parse("http://127.0.0.1:3030").unwrap();
+        assert_eq!(url.origin(), "http://127.0.0.1:3030");
+        assert_eq!(
+            url.websocket("/api/socket/a"),
+            "ws://127.0.0.1:3030/api/socket/a"
+        );
+        assert!(warning.is_none());
+    }
+
+    #[test]
+    fn url_errors_never_echo_the_value() {
+        for bad in [
+            "secret-token-123",
+            "ftp://secret.example",
+            "https://user:secret@h",
+            "https://h/?secret=1",
+            "https://h/#secret",
+            "deadbeef:secret",
+        ] {
+            let err = RustpadUrl::parse(bad).unwrap_err();
+            assert!(!err.contains("secret"), "{err}");
+        }
+    }
+
+    #[test]
+    fn plain_http_to_another_host_warns() {
+        let (_, warning) = RustpadUrl::parse("http://pad.example.net").unwrap();
+        assert!(warning.unwrap().contains("unencrypted"));
+        for local in [
+            "localhost",
+            "a.localhost",
+            "127.1.2.3",
+            "[::1]",
+            "[::ffff:127.0.0.1]",
+        ] {
+            let (_, warning) = RustpadUrl::parse(&format!("http://{local}:1")).unwrap();
+            assert!(warning.is_none(), "{local}");
+        }
+        let (_, warning) = RustpadUrl::parse("http://127.example.com").unwrap();
+        assert!(warning.is_some());
+    }
+
+    #[test]
+    fn elicitation_is_strict() {
+        assert!(config(&[]).unwrap().elicitation);
+        assert!(config(&[("ELICITATION", " TRUE ")]).unwrap().elicitation);
+        assert!(!config(&[("ELICITATION", "False")]).unwrap().elicitation);
+        for bad in ["yes", "1", "off"] {
+            let err = config(&[("ELICITATION", bad)]).unwrap_err();
+            assert!(
+                err.contains("\"true\"") && err.contains("\"false\""),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn read_only_is_lenient_about_spelling_but_not_typos() {
+        for on in ["1", "true", "YES", " True "] {
+            assert!(
+                config(&[("RUSTPAD_READ_ONLY", on)]).unwrap().read_only,
+                "{on}"
+            );
+        }
+        for off in ["", "0", "false", "No"] {
+            assert!(
+                !config(&[("RUSTPAD_READ_ONLY", off)]).unwrap().read_only,
+                "{off}"
+            );
+        }
+        assert!(config(&[("RUSTPAD_READ_ONLY", "ture")]).is_err());
+    }
+
+    #[test]
+    fn insecure_tls_needs_exactly_true() {
+        assert!(
+            config(&[("RUSTPAD_INSECURE_TLS", "true")])
+                .unwrap()
+                .insecure_tls
+        );
+        let relaxed = config(&[("RUSTPAD_INSECURE_TLS", "TRUE")]).unwrap();
+        assert!(!relaxed.insecure_tls);
+        assert!(relaxed.notices.iter().any(|n| n.contains("still checked")));
+    }
+
+    #[test]
+    fn describes_values_without_echoing_long_ones() {
+        assert_eq!(describe_value("yes"), "\"yes\"");
+        assert_eq!(describe_value(&"x".repeat(30)), "a 30-character value");
+        assert_eq!(describe_value("a\u{1b}b"), "a 3-character value");
+    }
+}

@@ -1,0 +1,65 @@
+//! rustpad-mcp as a WebAssembly component: an MCP server for Rustpad.
+//!
+//! Everything that knows about MCP, Rustpad and operational transform lives
+//! here. The host hands each JSON-RPC message to a fresh instance through the
+//! `server` world in `wit/`, and the instance reaches the outside world only
+//! through that world's imports.
+//!
+//! Modules, each the one owner of its concept:
+//! - [`config`]: the environment, validated.
+//! - [`mcp`]: JSON-RPC, both protocol eras, dispatch.
+//! - [`tools`]: the catalogue (names, schemas, annotations) and the handlers.
+//! - [`rustpad`]: the HTTP API and the collaboration socket, with the OT fold.
+//! - [`text`]: cleaning untrusted text, budgets, code-point arithmetic.
+//! - [`result`]: building tool results.
+// Only the generated bindings may use `unsafe` (the canonical ABI glue).
+#![deny(unsafe_code)]
+
+pub mod config;
+pub mod mcp;
+pub mod result;
+pub mod rustpad;
+pub mod text;
+pub mod tools;
+
+#[allow(unsafe_code)]
+mod bindings {
+    wit_bindgen::generate!({
+        path: "../wit",
+        world: "server",
+        with: {
+            "wasi:http/outgoing-handler@0.2.12": wasip2::http::outgoing_handler,
+            "wasi:http/types@0.2.12": wasip2::http::types,
+            "wasi:io/error@0.2.12": wasip2::io::error,
+            "wasi:io/poll@0.2.12": wasip2::io::poll,
+            "wasi:io/streams@0.2.12": wasip2::io::streams,
+            "wasi:clocks/monotonic-clock@0.2.12": wasip2::clocks::monotonic_clock,
+        },
+    });
+
+    struct Component;
+
+    impl Guest for Component {
+        fn configure() -> Result<Startup, String> {
+            let startup = crate::config::Config::from_env()?.startup();
+            Ok(Startup {
+                origin: startup.origin,
+                insecure_tls: startup.insecure_tls,
+                notices: startup.notices,
+            })
+        }
+
+        fn handle(message: String, session: Option<String>) -> Reply {
+            let reply = crate::mcp::handle(&message, session.as_deref());
+            Reply {
+                response: reply.response,
+                session: reply.session,
+            }
+        }
+    }
+
+    export!(Component);
+}
+
+/// The capabilities the host grants beyond WASI: the component's imports.
+pub use bindings::rustpad::mcp::{elicitation, single_use, websocket};

@@ -1,0 +1,294 @@
+//! Operations as Rustpad sends and accepts them, and the document they build.
+//!
+//! Incoming operations are parsed strictly (integers only, no zero-length
+//! parts, no lengths beyond what any document could hold) and applied to a
+//! rope, so folding a long history costs a few logarithmic steps per edit
+//! rather than a copy of the document per edit. Outgoing operations are built
+//! with the `operational-transform` crate, which Rustpad itself uses, so our
+//! wire format is its wire format.
+
+use std::fmt;
+
+use operational_transform::OperationSeq;
+use ropey::Rope;
+use serde::Deserialize;
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+
+use crate::text::MAX_DOCUMENT_CHARS;
+
+/// A length no part of a valid operation can exceed: it must fit the
+/// document before or after the edit.
+const MAX_PART: u64 = 2 * MAX_DOCUMENT_CHARS as u64;
+
+/// One part of an operation, in code points.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    Retain(u64),
+    Delete(u64),
+    Insert(String),
+}
+
+/// A whole-document operation as received from Rustpad.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Operation(pub Vec<Part>);
+
+impl<'de> Deserialize<'de> for Part {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Part, D::Error> {
+        struct PartVisitor;
+        impl Visitor<'_> for PartVisitor {
+            type Value = Part;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a non-zero integer or a non-empty string")
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Part, E> {
+                match n {
+                    0 => Err(E::custom("an operation contains a zero-length part")),
+                    n if n > MAX_PART => {
+                        Err(E::custom("an operation part is longer than any document"))
+                    }
+                    n => Ok(Part::Retain(n)),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Part, E> {
+                match n {
+                    0.. => self.visit_u64(n as u64),
+                    n if n.unsigned_abs() > MAX_PART => {
+                        Err(E::custom("an operation part is longer than any document"))
+                    }
+                    n => Ok(Part::Delete(n.unsigned_abs())),
+                }
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Part, E> {
+                if s.is_empty() {
+                    return Err(E::custom("an operation contains a zero-length part"));
+                }
+                Ok(Part::Insert(s.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Part, E> {
+                if s.is_empty() {
+                    return Err(E::custom("an operation contains a zero-length part"));
+                }
+                Ok(Part::Insert(s))
+            }
+        }
+        deserializer.deserialize_any(PartVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Operation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Operation, D::Error> {
+        struct OperationVisitor;
+        impl<'de> Visitor<'de> for OperationVisitor {
+            type Value = Operation;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an array of operation parts")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Operation, A::Error> {
+                let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
+                while let Some(part) = seq.next_element()? {
+                    parts.push(part);
+                }
+                Ok(Operation(parts))
+            }
+        }
+        deserializer.deserialize_seq(OperationVisitor)
+    }
+}
+
+/// A pad's text as folded from its history.
+#[derive(Debug, Default)]
+pub struct Document {
+    rope: Rope,
+}
+
+impl Document {
+    /// Length in code points, as Rustpad counts.
+    pub fn len(&self) -> usize {
+        self.rope.len_chars()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn text(&self) -> String {
+        self.rope.to_string()
+    }
+
+    /// Applies one operation, checking it covers the document exactly and
+    /// leaves it within Rustpad's limit. On error the document is unchanged.
+    pub fn apply(&mut self, operation: &Operation) -> Result<(), String> {
+        let (mut base, mut target) = (0u64, 0u64);
+        for part in &operation.0 {
+            match part {
+                Part::Retain(n) => {
+                    base += n;
+                    target += n;
+                }
+                Part::Delete(n) => base += n,
+                Part::Insert(s) => target += s.chars().count() as u64,
+            }
+        }
+        let length = self.len() as u64;
+        if base != length {
+            return Err(format!(
+                "an operation covers {base} characters but the document has {length}"
+            ));
+        }
+        if target > MAX_DOCUMENT_CHARS as u64 {
+            return Err(format!(
+                "an operation makes the document {target} characters long, above Rustpad's limit of {MAX_DOCUMENT_CHARS}"
+            ));
+        }
+        let mut at = 0usize;
+        for part in &operation.0 {
+            match part {
+                Part::Retain(n) => at += *n as usize,
+                Part::Delete(n) => self.rope.remove(at..at + *n as usize),
+                Part::Insert(s) => {
+                    self.rope.insert(at, s);
+                    at += s.chars().count();
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Builds whole-document operations in code points.
+pub struct Builder(OperationSeq);
+
+impl Builder {
+    pub fn new() -> Builder {
+        Builder(OperationSeq::default())
+    }
+
+    pub fn retain(mut self, n: usize) -> Builder {
+        self.0.retain(n as u64);
+        self
+    }
+
+    pub fn delete(mut self, n: usize) -> Builder {
+        self.0.delete(n as u64);
+        self
+    }
+
+    pub fn insert(mut self, s: &str) -> Builder {
+        self.0.insert(s);
+        self
+    }
+
+    /// The operation as Rustpad's wire format, with its resulting length.
+    pub fn finish(self) -> (serde_json::Value, usize) {
+        let target = self.0.target_len();
+        (serde_json::to_value(&self.0).unwrap_or_default(), target)
+    }
+}
+
+impl Default for Builder {
+    fn default() -> Builder {
+        Builder::new()
+    }
+}
+
+/// Where `search` occurs in `text`: left to right, without overlap, as
+/// (start, length) in code points.
+pub fn find_literal(text: &str, search: &str) -> Vec<(usize, usize)> {
+    let search_len = search.chars().count();
+    let mut matches = Vec::new();
+    let (mut byte, mut chars) = (0usize, 0usize);
+    for (index, _) in text.match_indices(search) {
+        chars += text[byte..index].chars().count();
+        matches.push((chars, search_len));
+        chars += search_len;
+        byte = index + search.len();
+    }
+    matches
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(json: &str) -> Result<Operation, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn parses_the_wire_format_strictly() {
+        assert_eq!(
+            op(r#"[5,"abc",-2]"#).unwrap(),
+            Operation(vec![
+                Part::Retain(5),
+                Part::Insert("abc".into()),
+                Part::Delete(2)
+            ])
+        );
+        for bad in [
+            "[1.0]",
+            "[0]",
+            r#"["a",0]"#,
+            r#"[""]"#,
+            "[null]",
+            "[18446744073709551615]",
+            "[-9223372036854775808]",
+            "{}",
+        ] {
+            assert!(op(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn folds_in_code_points() {
+        let mut doc = Document::default();
+        doc.apply(&op(r#"["h🎉e🎉l👨‍👨‍👦‍👦lo"]"#).unwrap()).unwrap();
+        assert_eq!(doc.len(), 14);
+        doc.apply(&op(r#"[2,"X",-1,11]"#).unwrap()).unwrap();
+        assert_eq!(doc.text(), "h🎉X🎉l👨‍👨‍👦‍👦lo");
+        doc.apply(&op("[-14]").unwrap()).unwrap();
+        assert!(doc.is_empty());
+    }
+
+    #[test]
+    fn refuses_ops_that_do_not_cover_the_document() {
+        let mut doc = Document::default();
+        doc.apply(&op(r#"["ab"]"#).unwrap()).unwrap();
+        assert!(
+            doc.apply(&op(r#"["c"]"#).unwrap())
+                .unwrap_err()
+                .contains("covers 0")
+        );
+        assert!(doc.apply(&op("[5]").unwrap()).is_err());
+        assert_eq!(doc.text(), "ab");
+    }
+
+    #[test]
+    fn refuses_documents_over_the_limit() {
+        let mut doc = Document::default();
+        let at_limit = format!("[\"{}\"]", "a".repeat(MAX_DOCUMENT_CHARS));
+        doc.apply(&op(&at_limit).unwrap()).unwrap();
+        assert!(
+            doc.apply(&op(&format!("[{MAX_DOCUMENT_CHARS},\"b\"]")).unwrap())
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn builds_normalised_wire_ops() {
+        let (json, target) = Builder::new()
+            .retain(1)
+            .delete(1)
+            .insert("X")
+            .retain(1)
+            .finish();
+        assert_eq!(json, serde_json::json!([1, "X", -1, 1]));
+        assert_eq!(target, 3);
+    }
+
+    #[test]
+    fn finds_literal_matches_left_to_right_without_overlap() {
+        assert_eq!(find_literal("aaaa", "aa"), vec![(0, 2), (2, 2)]);
+        assert_eq!(find_literal("🎉a🎉a", "a"), vec![(1, 1), (3, 1)]);
+        assert!(find_literal("abc", "x").is_empty());
+    }
+}

@@ -1,0 +1,316 @@
+//! A short session on a pad's collaboration socket.
+//!
+//! Rustpad sends a snapshot on connect (Identity, then the whole History if
+//! there is one, the language, the users) with no end marker, and handles a
+//! client's messages only after that snapshot is out. So the session sends one
+//! message of its own and reads until the server's echo of it: everything
+//! before the echo is the complete snapshot, including "no History at all".
+//! No quiet-period guessing.
+//!
+//! Two barriers: an empty `CursorData` for a look that must not show up in
+//! the pad's user list, and `ClientInfo` naming us `rustpad-mcp` for writes,
+//! so people in the pad see who edits. Every History entry is folded; a write
+//! is acknowledged by the entry that carries our own Identity.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::ot::{Document, Operation};
+use crate::config::RustpadUrl;
+use crate::result::ToolError;
+use crate::text::{self, MAX_LABEL_CHARS};
+use crate::websocket::Connection;
+
+/// How long the snapshot may take to arrive, from connecting.
+const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long Rustpad may take to acknowledge an edit or a language change.
+const ACK_TIMEOUT: Duration = Duration::from_secs(15);
+/// People we keep track of; the rest are not listed.
+const MAX_USERS: usize = 200;
+/// How often the fold looks at the clock, in operations.
+const DEADLINE_CHECK_EVERY: usize = 4096;
+
+/// The name people in the pad see for us, and our cursor colour.
+const CLIENT_NAME: &str = "rustpad-mcp";
+const CLIENT_HUE: u32 = 200;
+
+#[derive(Deserialize)]
+enum ServerMsg {
+    Identity(u64),
+    History {
+        start: u64,
+        operations: Vec<UserOperation>,
+    },
+    Language(String),
+    UserInfo {
+        id: u64,
+        info: Option<UserInfo>,
+    },
+    UserCursor {
+        id: u64,
+    },
+}
+
+#[derive(Deserialize)]
+struct UserOperation {
+    id: u64,
+    operation: Operation,
+}
+
+#[derive(Deserialize)]
+struct UserInfo {
+    name: String,
+}
+
+/// What a barrier waits for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Barrier {
+    /// Our own cursor echo: the invisible look.
+    Cursor,
+    /// Our own user-info echo: the announced write session.
+    UserInfo,
+}
+
+/// An open session with the pad's state as folded so far.
+pub struct PadSocket {
+    connection: Connection,
+    id: String,
+    me: Option<u64>,
+    revision: u64,
+    document: Document,
+    language: Option<String>,
+    users: BTreeMap<u64, String>,
+    saw_history: bool,
+}
+
+/// The acknowledgement of an edit: the pad's revision after it.
+pub struct Ack {
+    pub revision: u64,
+}
+
+impl PadSocket {
+    /// Connects and establishes the snapshot without appearing in the pad.
+    pub fn look(url: &RustpadUrl, id: &str) -> Result<PadSocket, ToolError> {
+        PadSocket::open(url, id, Barrier::Cursor)
+    }
+
+    /// Connects as the named collaborator `rustpad-mcp`, ready to write.
+    pub fn join(url: &RustpadUrl, id: &str) -> Result<PadSocket, ToolError> {
+        PadSocket::open(url, id, Barrier::UserInfo)
+    }
+
+    fn open(url: &RustpadUrl, id: &str, barrier: Barrier) -> Result<PadSocket, ToolError> {
+        let deadline = Instant::now() + SNAPSHOT_TIMEOUT;
+        let address = url.websocket(&format!("/api/socket/{id}"));
+        let connection = Connection::connect(&address).map_err(|reason| {
+            ToolError::new(format!(
+                "could not open Rustpad's collaboration socket: {reason}. If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
+            ))
+        })?;
+        let mut socket = PadSocket {
+            connection,
+            id: id.to_string(),
+            me: None,
+            revision: 0,
+            document: Document::default(),
+            language: None,
+            users: BTreeMap::new(),
+            saw_history: false,
+        };
+        let result = socket.synchronise(barrier, deadline);
+        match result {
+            Ok(()) => Ok(socket),
+            Err(error) => {
+                socket.connection.close();
+                Err(error)
+            }
+        }
+    }
+
+    fn synchronise(&mut self, barrier: Barrier, deadline: Instant) -> Result<(), ToolError> {
+        let message = match barrier {
+            Barrier::Cursor => json!({ "CursorData": { "cursors": [], "selections": [] } }),
+            Barrier::UserInfo => {
+                json!({ "ClientInfo": { "name": CLIENT_NAME, "hue": CLIENT_HUE } })
+            }
+        };
+        self.send(&message)?;
+        loop {
+            let received = self.receive(deadline, "its snapshot of the pad")?;
+            let echoed = match received {
+                ServerMsg::UserCursor { id, .. } => {
+                    barrier == Barrier::Cursor && Some(id) == self.me
+                }
+                ServerMsg::UserInfo { id, info: Some(_) } => {
+                    barrier == Barrier::UserInfo && Some(id) == self.me
+                }
+                _ => false,
+            };
+            if echoed {
+                return Ok(());
+            }
+        }
+    }
+
+    pub fn document(&self) -> &Document {
+        &self.document
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The language, if anyone ever set one.
+    pub fn language(&self) -> Option<&str> {
+        self.language.as_deref()
+    }
+
+    /// Whether the snapshot carried any history (a cleared pad has some).
+    pub fn saw_history(&self) -> bool {
+        self.saw_history
+    }
+
+    /// The names of everyone else who has the pad open and said who they are.
+    pub fn other_users(&self) -> Vec<String> {
+        self.users
+            .iter()
+            .filter(|(id, _)| Some(**id) != self.me)
+            .map(|(_, name)| name.clone())
+            .collect()
+    }
+
+    /// Sends one whole-document edit at the current revision and waits for
+    /// Rustpad to acknowledge it, folding everyone else's edits meanwhile.
+    pub fn edit(&mut self, operation: serde_json::Value) -> Result<Ack, ToolError> {
+        let me = self
+            .me
+            .ok_or_else(|| ToolError::new("Rustpad never told this client its identity"))?;
+        let sent_at = self.revision;
+        self.send(&json!({ "Edit": { "revision": sent_at, "operation": operation } }))?;
+        let deadline = Instant::now() + ACK_TIMEOUT;
+        loop {
+            let before = self.revision;
+            let received = match self.receive(deadline, "an acknowledgement of the edit") {
+                Ok(received) => received,
+                Err(error) => return Err(unknown_outcome(error)),
+            };
+            if let ServerMsg::History { start, operations } = received {
+                let skipped = before.saturating_sub(start) as usize;
+                if let Some(position) = operations.iter().skip(skipped).position(|op| op.id == me) {
+                    return Ok(Ack {
+                        revision: before + position as u64 + 1,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Sets the language and waits until Rustpad relays it back to us.
+    pub fn set_language(&mut self, language: &str) -> Result<(), ToolError> {
+        self.send(&json!({ "SetLanguage": language }))?;
+        let deadline = Instant::now() + ACK_TIMEOUT;
+        loop {
+            if let ServerMsg::Language(echo) = self.receive(deadline, "the language change")? {
+                if echo == language {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    pub fn close(self) {
+        self.connection.close();
+    }
+
+    fn send(&self, message: &serde_json::Value) -> Result<(), ToolError> {
+        self.connection
+            .send(&message.to_string())
+            .map_err(|reason| ToolError::new(format!("could not send to Rustpad: {reason}")))
+    }
+
+    /// Reads one message, folds it into the session state and returns it.
+    fn receive(&mut self, deadline: Instant, awaiting: &str) -> Result<ServerMsg, ToolError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let timeout_ms = left.as_millis().min(u32::MAX as u128) as u32;
+        let frame = match self.connection.recv(timeout_ms) {
+            Ok(Some(frame)) => frame,
+            Ok(None) => {
+                return Err(ToolError::new(format!(
+                    "Rustpad did not send {awaiting} in time"
+                )));
+            }
+            Err(reason) => {
+                return Err(ToolError::new(format!(
+                    "the collaboration socket ended while waiting for {awaiting}: {reason}"
+                )));
+            }
+        };
+        let message: ServerMsg = serde_json::from_str(&frame).map_err(|error| {
+            ToolError::new(format!(
+                "Rustpad sent a message this client does not understand ({}); the pad state cannot be trusted",
+                text::clean_line(&error.to_string(), 200)
+            ))
+        })?;
+        drop(frame);
+        self.fold(&message, deadline)?;
+        Ok(message)
+    }
+
+    fn fold(&mut self, message: &ServerMsg, deadline: Instant) -> Result<(), ToolError> {
+        match message {
+            ServerMsg::Identity(id) => self.me = Some(*id),
+            ServerMsg::History { start, operations } => {
+                if *start > self.revision {
+                    return Err(ToolError::new(format!(
+                        "Rustpad sent history starting at revision {start} while this client holds revision {}; the pad state cannot be trusted",
+                        self.revision
+                    )));
+                }
+                let skip = (self.revision - start) as usize;
+                for (index, entry) in operations.iter().enumerate().skip(skip) {
+                    if index % DEADLINE_CHECK_EVERY == 0 && Instant::now() > deadline {
+                        return Err(ToolError::new(format!(
+                            "pad \"{}\" has more history than this server could fold before its deadline",
+                            self.id
+                        )));
+                    }
+                    self.document.apply(&entry.operation).map_err(|reason| {
+                        ToolError::new(format!(
+                            "Rustpad sent an edit this client cannot apply ({reason}); the pad state cannot be trusted"
+                        ))
+                    })?;
+                    self.revision += 1;
+                    self.saw_history = true;
+                }
+            }
+            ServerMsg::Language(language) => {
+                self.language = Some(text::clean_line(language, MAX_LABEL_CHARS));
+            }
+            ServerMsg::UserInfo {
+                id,
+                info: Some(info),
+            } => {
+                if self.users.len() < MAX_USERS || self.users.contains_key(id) {
+                    self.users
+                        .insert(*id, text::clean_line(&info.name, MAX_LABEL_CHARS));
+                }
+            }
+            ServerMsg::UserInfo { id, info: None } => {
+                self.users.remove(id);
+            }
+            ServerMsg::UserCursor { .. } => {}
+        }
+        Ok(())
+    }
+}
+
+/// Once an edit is sent, a failure no longer means "nothing happened".
+fn unknown_outcome(error: ToolError) -> ToolError {
+    ToolError::new(format!(
+        "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown. Read the pad with get_document before deciding what to do, and do not simply repeat append_to_document: if the first one landed, the text would appear twice.",
+        error.0
+    ))
+}
