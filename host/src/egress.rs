@@ -1,0 +1,358 @@
+//! Egress: the one origin the component may reach, and the connector that
+//! reaches it.
+//!
+//! Every outbound HTTP request (wasi:http) and WebSocket connection passes
+//! [`Egress::admit`] first; anything but the configured origin (scheme, host
+//! and port) is refused there and logged. The connector holds the TLS
+//! configuration, so `RUSTPAD_INSECURE_TLS` relaxes certificate checks for
+//! this connection alone, never process-wide. Nothing follows redirects: a
+//! redirect reaches the guest as a response, and any request it then makes
+//! comes through here again.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http_body_util::BodyExt;
+use hyper_util::rt::TokioIo;
+use rustls::pki_types::ServerName;
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use wasmtime_wasi_http::{Error as HttpError, RequestOptions, WasiBody};
+
+/// How long connecting (TCP plus TLS) may take.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `scheme://host:port`, with WebSocket schemes mapped to their HTTP twins.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    secure: bool,
+    host: String,
+    port: u16,
+}
+
+impl Origin {
+    /// Parses an absolute `http`, `https`, `ws` or `wss` URL.
+    pub fn of(url: &str) -> Option<Origin> {
+        let parsed = url::Url::parse(url).ok()?;
+        let secure = match parsed.scheme() {
+            "https" | "wss" => true,
+            "http" | "ws" => false,
+            _ => return None,
+        };
+        let host = parsed.host_str()?.to_ascii_lowercase();
+        let port = parsed.port().unwrap_or(if secure { 443 } else { 80 });
+        Some(Origin { secure, host, port })
+    }
+
+    fn authority(&self) -> String {
+        format!("{}:{}", self.host, self.port)
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let scheme = if self.secure { "https" } else { "http" };
+        write!(f, "{scheme}://{}:{}", self.host, self.port)
+    }
+}
+
+/// The egress policy and connector shared by every call in the process.
+pub struct Egress {
+    allowed: Option<Origin>,
+    tls: TlsConnector,
+}
+
+impl Egress {
+    /// `allowed`: the origin of RUSTPAD_URL, or none (nothing may be reached).
+    pub fn new(allowed: Option<&str>, insecure_tls: bool) -> Arc<Egress> {
+        let config = if insecure_tls {
+            rustls::ClientConfig::builder_with_provider(provider())
+                .with_safe_default_protocol_versions()
+                .expect("ring supports the default protocol versions")
+                .dangerous()
+                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate))
+                .with_no_client_auth()
+        } else {
+            let roots = rustls::RootCertStore {
+                roots: webpki_roots::TLS_SERVER_ROOTS.into(),
+            };
+            rustls::ClientConfig::builder_with_provider(provider())
+                .with_safe_default_protocol_versions()
+                .expect("ring supports the default protocol versions")
+                .with_root_certificates(roots)
+                .with_no_client_auth()
+        };
+        Arc::new(Egress {
+            allowed: allowed.and_then(Origin::of),
+            tls: TlsConnector::from(Arc::new(config)),
+        })
+    }
+
+    /// The policy: admits `url` only when it is on the allowed origin.
+    pub fn admit(&self, url: &str) -> Result<Origin, String> {
+        let Some(origin) = Origin::of(url) else {
+            return Err("egress denied: not an absolute http(s) or ws(s) URL".into());
+        };
+        match &self.allowed {
+            Some(allowed) if *allowed == origin => Ok(origin),
+            Some(allowed) => {
+                let reason = format!("egress denied: {origin} is not the allowed origin {allowed}");
+                eprintln!("rustpad-mcp: {reason}");
+                Err(reason)
+            }
+            None => Err("egress denied: no RUSTPAD_URL is configured".into()),
+        }
+    }
+
+    /// Opens TCP (and TLS for https/wss) to an admitted origin.
+    pub async fn connect(&self, origin: &Origin) -> Result<Stream, ConnectError> {
+        let tcp = tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(origin.authority()))
+            .await
+            .map_err(|_| ConnectError::Timeout)?
+            .map_err(ConnectError::Io)?;
+        let _ = tcp.set_nodelay(true);
+        if !origin.secure {
+            return Ok(Stream::Plain(tcp));
+        }
+        let name = ServerName::try_from(origin.host.clone()).map_err(|_| ConnectError::Name)?;
+        let tls = tokio::time::timeout(CONNECT_TIMEOUT, self.tls.connect(name, tcp))
+            .await
+            .map_err(|_| ConnectError::Timeout)?
+            .map_err(ConnectError::Tls)?;
+        Ok(Stream::Tls(Box::new(tls)))
+    }
+
+    /// Sends one HTTP request for the component (the wasi:http hook).
+    pub async fn send_http(
+        &self,
+        mut request: http::Request<WasiBody>,
+        options: Option<RequestOptions>,
+    ) -> Result<http::Response<WasiBody>, HttpError> {
+        let origin = self
+            .admit(&request.uri().to_string())
+            .map_err(|_| HttpError::HttpRequestDenied)?;
+        let stream = self.connect(&origin).await.map_err(ConnectError::code)?;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|_| HttpError::HttpProtocolError)?;
+        tokio::spawn(connection);
+        // The request line carries only the path; the Host header names the origin.
+        let path = request
+            .uri()
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .parse()
+            .map_err(|_| HttpError::HttpRequestUriInvalid)?;
+        *request.uri_mut() = path;
+        let first_byte = options
+            .and_then(|o| o.first_byte_timeout)
+            .unwrap_or(Duration::from_secs(30));
+        let response = tokio::time::timeout(first_byte, sender.send_request(request))
+            .await
+            .map_err(|_| HttpError::ConnectionReadTimeout)?
+            .map_err(|_| HttpError::HttpProtocolError)?;
+        Ok(response.map(|body| body.map_err(HttpError::from).boxed_unsync()))
+    }
+}
+
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+pub enum ConnectError {
+    Timeout,
+    Io(std::io::Error),
+    Name,
+    Tls(std::io::Error),
+}
+
+impl ConnectError {
+    fn code(self) -> HttpError {
+        match self {
+            ConnectError::Timeout => HttpError::ConnectionTimeout,
+            ConnectError::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                HttpError::ConnectionRefused
+            }
+            ConnectError::Io(_) => HttpError::DestinationUnavailable,
+            ConnectError::Name => HttpError::DnsError {
+                rcode: None,
+                info_code: None,
+            },
+            ConnectError::Tls(e) if is_certificate_error(&e) => HttpError::TlsCertificateError,
+            ConnectError::Tls(_) => HttpError::TlsProtocolError,
+        }
+    }
+}
+
+fn is_certificate_error(error: &std::io::Error) -> bool {
+    error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        .is_some_and(|e| matches!(e, rustls::Error::InvalidCertificate(_)))
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::Timeout => write!(f, "timed out connecting"),
+            ConnectError::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+                write!(f, "connection refused")
+            }
+            ConnectError::Io(e) => write!(f, "could not connect ({e})"),
+            ConnectError::Name => write!(f, "the host name is not valid for TLS"),
+            ConnectError::Tls(e) if is_certificate_error(e) => write!(
+                f,
+                "the TLS certificate was not accepted ({e}); for a self-signed instance set RUSTPAD_INSECURE_TLS=true"
+            ),
+            ConnectError::Tls(e) => write!(f, "the TLS handshake failed ({e})"),
+        }
+    }
+}
+
+/// A plain or TLS stream to the allowed origin.
+pub enum Stream {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+}
+
+impl tokio::io::AsyncRead for Stream {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => std::pin::Pin::new(s).poll_read(cx, buf),
+            Stream::Tls(s) => std::pin::Pin::new(s.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl tokio::io::AsyncWrite for Stream {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Plain(s) => std::pin::Pin::new(s).poll_write(cx, buf),
+            Stream::Tls(s) => std::pin::Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => std::pin::Pin::new(s).poll_flush(cx),
+            Stream::Tls(s) => std::pin::Pin::new(s.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Stream::Plain(s) => std::pin::Pin::new(s).poll_shutdown(cx),
+            Stream::Tls(s) => std::pin::Pin::new(s.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+/// `RUSTPAD_INSECURE_TLS=true`: any certificate is accepted, but the
+/// handshake signatures are still checked, so the session is at least bound
+/// to whoever presented the certificate.
+#[derive(Debug)]
+struct AcceptAnyCertificate;
+
+impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _server_name: &ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &provider().signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &provider().signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        provider()
+            .signature_verification_algorithms
+            .supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn admits_only_the_configured_origin() {
+        let egress = Egress::new(Some("http://127.0.0.1:3030"), false);
+        assert!(egress.admit("http://127.0.0.1:3030/api/text/a").is_ok());
+        assert!(egress.admit("ws://127.0.0.1:3030/api/socket/a").is_ok());
+        assert!(egress.admit("HTTP://127.0.0.1:3030/").is_ok());
+        for refused in [
+            "http://127.0.0.1:3031/",
+            "https://127.0.0.1:3030/",
+            "wss://127.0.0.1:3030/",
+            "http://localhost:3030/",
+            "http://127.0.0.2:3030/",
+            "file:///etc/passwd",
+            "not a url",
+        ] {
+            assert!(egress.admit(refused).is_err(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn default_ports_are_the_same_origin() {
+        let egress = Egress::new(Some("https://pad.example.net"), false);
+        assert!(
+            egress
+                .admit("wss://pad.example.net:443/api/socket/x")
+                .is_ok()
+        );
+        assert!(egress.admit("https://PAD.example.net/api/stats").is_ok());
+        assert!(egress.admit("https://pad.example.net:8443/").is_err());
+    }
+
+    #[test]
+    fn nothing_is_admitted_without_configuration() {
+        let egress = Egress::new(None, false);
+        assert!(egress.admit("http://127.0.0.1:3030/").is_err());
+    }
+}

@@ -1,0 +1,121 @@
+//! rustpad-mcp: the host that runs the rustpad-mcp component.
+//!
+//! The host knows stdio, wasmtime and egress policy, and nothing about pads.
+//! It hands the component its configuration (the `RUSTPAD_*` variables and
+//! `ELICITATION`, nothing else), lets it reach only RUSTPAD_URL's origin, and
+//! carries MCP messages between the client and a fresh instance per message.
+#![forbid(unsafe_code)]
+
+mod egress;
+mod runtime;
+mod single_use;
+mod stdio;
+pub mod websocket;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use runtime::Runtime;
+
+const HELP: &str = "rustpad-mcp — an MCP server for Rustpad, the collaborative text editor
+
+Usage: rustpad-mcp [--help | --version]
+
+Speaks MCP over stdin/stdout (protocol revisions 2025-11-25, 2025-06-18 and
+2026-07-28). Logs go to stderr.
+
+Environment:
+  RUSTPAD_URL            base address of the Rustpad instance, e.g. https://rustpad.example.net
+  RUSTPAD_READ_ONLY      true, 1 or yes: offer only the read tools
+  RUSTPAD_INSECURE_TLS   true: accept a self-signed certificate (this connection only)
+  RUSTPAD_ALLOW_TOOLS    comma-separated tool names, prefix* patterns, or essential
+  RUSTPAD_DENY_TOOLS     same syntax; removed from what the allow list chose
+  ELICITATION            true (default) or false: false swaps the approval dialog
+                         for a two-call confirmation token
+  RUSTPAD_MCP_CACHE_DIR  where the compiled component is cached
+                         (default: $XDG_CACHE_HOME/rustpad-mcp or ~/.cache/rustpad-mcp)
+";
+
+/// The environment the component sees: its configuration and nothing else.
+fn component_env() -> Vec<(String, String)> {
+    std::env::vars()
+        .filter(|(name, _)| name.starts_with("RUSTPAD_") || name == "ELICITATION")
+        .collect()
+}
+
+fn main() -> ExitCode {
+    match std::env::args().nth(1).as_deref() {
+        None => {}
+        Some("--help" | "-h") => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Some("--version" | "-V") => {
+            println!("rustpad-mcp {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Some(other) => {
+            eprintln!("rustpad-mcp: unknown argument {other:?}; see rustpad-mcp --help");
+            return ExitCode::from(2);
+        }
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("rustpad-mcp: fatal error: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run())
+}
+
+async fn run() -> ExitCode {
+    let mut runtime = match Runtime::load(component_env()) {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("rustpad-mcp: fatal error: {error:#}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let startup = match runtime.configure().await {
+        Ok(Ok(startup)) => startup,
+        Ok(Err(message)) => {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+        Err(failure) => {
+            eprintln!("rustpad-mcp: fatal error: {}", failure.0);
+            return ExitCode::FAILURE;
+        }
+    };
+    for notice in &startup.notices {
+        eprintln!("{notice}");
+    }
+    runtime.set_egress(egress::Egress::new(
+        startup.origin.as_deref(),
+        startup.insecure_tls,
+    ));
+    let serving = stdio::serve(Arc::new(runtime));
+    let mut terminate =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(signal) => signal,
+            Err(error) => {
+                eprintln!("rustpad-mcp: fatal error: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+    tokio::select! {
+        outcome = serving => match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("rustpad-mcp: fatal error: {error:#}");
+                ExitCode::FAILURE
+            }
+        },
+        _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
+        _ = terminate.recv() => ExitCode::SUCCESS,
+    }
+}

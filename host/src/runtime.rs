@@ -1,0 +1,335 @@
+//! The component runtime: one engine and one pre-instantiated component per
+//! process, and a fresh store and instance for every message.
+//!
+//! A fresh instance per message costs tens of microseconds and buys a lot: a
+//! call that waits minutes for a person blocks nothing else, a trapped or
+//! cancelled call leaves nothing behind, and no state leaks between calls.
+//! Each store gets a memory cap and a CPU budget in fuel, which counts only
+//! guest execution (time spent waiting on the network or a person is free).
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use wasmtime::component::{Component, HasSelf, Linker, Resource, ResourceTable};
+use wasmtime::{Cache, CacheConfig, Config, Engine, Store, StoreLimits, StoreLimitsBuilder, Trap};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
+
+use crate::egress::Egress;
+use crate::single_use::SpentIds;
+use crate::websocket::Connection;
+
+mod bindings {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "server",
+        imports: { default: async | trappable },
+        exports: { default: async },
+        with: {
+            "wasi:io": wasmtime_wasi::p2::bindings::io,
+            "wasi:clocks": wasmtime_wasi::p2::bindings::clocks,
+            "wasi:http": wasmtime_wasi_http::p2::bindings::http,
+            "rustpad:mcp/websocket.connection": crate::websocket::Connection,
+        },
+    });
+}
+use bindings::{ServerPre, rustpad};
+
+/// The component, built by build.rs and embedded in the binary.
+const GUEST: &[u8] = include_bytes!(env!("GUEST_WASM"));
+
+/// Linear memory one instance may grow to: room for a full pad with a long
+/// edit history (see docs/architecture.md for the figures).
+pub const MEMORY_LIMIT_BYTES: usize = 256 << 20;
+/// Guest instructions one message may execute (about two seconds of CPU).
+pub const FUEL_PER_MESSAGE: u64 = 20_000_000_000;
+/// A busy guest hands the thread back this often, so other calls and
+/// cancellations are not held up.
+const FUEL_YIELD_INTERVAL: u64 = 10_000_000;
+
+/// Who the component asks when it needs a person (MCP elicitation).
+pub trait Elicitor: Send + Sync {
+    fn ask(&self, params: String) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
+}
+
+/// Everything one instance may use, and nothing more.
+pub struct CallState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    http: WasiHttpCtx,
+    hooks: EgressHooks,
+    limits: StoreLimits,
+    egress: Arc<Egress>,
+    spent: Arc<SpentIds>,
+    elicitor: Option<Arc<dyn Elicitor>>,
+}
+
+/// wasi:http's hook: every request goes through the egress policy.
+struct EgressHooks(Arc<Egress>);
+
+type HttpOutcome = wasmtime_wasi_http::Result<(
+    http::Response<wasmtime_wasi_http::WasiBody>,
+    Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
+)>;
+
+impl WasiHttpHooks for EgressHooks {
+    fn send_request(
+        &mut self,
+        request: http::Request<wasmtime_wasi_http::WasiBody>,
+        options: Option<wasmtime_wasi_http::RequestOptions>,
+        _io: Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
+    ) -> Box<dyn Future<Output = HttpOutcome> + Send> {
+        let egress = self.0.clone();
+        Box::new(async move {
+            let response = egress.send_http(request, options).await?;
+            let done: Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send> =
+                Box::new(async { Ok(()) });
+            Ok((response, done))
+        })
+    }
+}
+
+impl WasiView for CallState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for CallState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.hooks,
+        }
+    }
+}
+
+impl rustpad::mcp::websocket::Host for CallState {}
+
+impl rustpad::mcp::websocket::HostConnection for CallState {
+    async fn connect(
+        &mut self,
+        url: String,
+    ) -> wasmtime::Result<Result<Resource<Connection>, String>> {
+        match Connection::open(&self.egress, &url).await {
+            Ok(connection) => Ok(Ok(self.table.push(connection)?)),
+            Err(reason) => Ok(Err(reason)),
+        }
+    }
+
+    async fn send(
+        &mut self,
+        connection: Resource<Connection>,
+        text: String,
+    ) -> wasmtime::Result<Result<(), String>> {
+        Ok(self.table.get_mut(&connection)?.send(text).await)
+    }
+
+    async fn recv(
+        &mut self,
+        connection: Resource<Connection>,
+        timeout_ms: u32,
+    ) -> wasmtime::Result<Result<Option<String>, String>> {
+        let timeout = Duration::from_millis(u64::from(timeout_ms));
+        Ok(self.table.get_mut(&connection)?.recv(timeout).await)
+    }
+
+    async fn close(&mut self, connection: Resource<Connection>) -> wasmtime::Result<()> {
+        self.table.get_mut(&connection)?.close().await;
+        Ok(())
+    }
+
+    async fn drop(&mut self, connection: Resource<Connection>) -> wasmtime::Result<()> {
+        self.table.delete(connection)?;
+        Ok(())
+    }
+}
+
+impl rustpad::mcp::elicitation::Host for CallState {
+    async fn ask(&mut self, params_json: String) -> wasmtime::Result<Result<String, String>> {
+        match &self.elicitor {
+            Some(elicitor) => Ok(elicitor.ask(params_json).await),
+            None => Ok(Err("this transport cannot ask the client".into())),
+        }
+    }
+}
+
+impl rustpad::mcp::single_use::Host for CallState {
+    async fn spend(&mut self, id: String, ttl_seconds: u32) -> wasmtime::Result<bool> {
+        Ok(self
+            .spent
+            .spend(id, Duration::from_secs(u64::from(ttl_seconds))))
+    }
+}
+
+/// What the component said about its configuration.
+pub struct Startup {
+    pub origin: Option<String>,
+    pub insecure_tls: bool,
+    pub notices: Vec<String>,
+}
+
+/// The component's answer to one message.
+pub struct Reply {
+    pub response: Option<String>,
+    pub session: Option<String>,
+}
+
+/// A message the component could not finish, in words for the client.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+/// One engine, one pre-instantiated component, shared by all calls.
+pub struct Runtime {
+    engine: Engine,
+    pre: ServerPre<CallState>,
+    env: Vec<(String, String)>,
+    egress: Arc<Egress>,
+    spent: Arc<SpentIds>,
+}
+
+impl Runtime {
+    /// Loads the embedded component. `env` is all the environment it sees.
+    pub fn load(env: Vec<(String, String)>) -> anyhow::Result<Runtime> {
+        Runtime::load_bytes(GUEST, env)
+    }
+
+    pub fn load_bytes(wasm: &[u8], env: Vec<(String, String)>) -> anyhow::Result<Runtime> {
+        let mut config = Config::new();
+        config.consume_fuel(true);
+        config.max_wasm_stack(1 << 20);
+        config.cache(compile_cache());
+        let engine = Engine::new(&config)?;
+        let component = Component::new(&engine, wasm)
+            .map_err(|error| anyhow::anyhow!("loading the component: {error}"))?;
+        let mut linker = Linker::<CallState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
+        rustpad::mcp::websocket::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        rustpad::mcp::elicitation::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        rustpad::mcp::single_use::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        let pre = ServerPre::new(linker.instantiate_pre(&component)?)?;
+        Ok(Runtime {
+            engine,
+            pre,
+            env,
+            egress: Egress::new(None, false),
+            spent: Arc::new(SpentIds::default()),
+        })
+    }
+
+    /// Sets where the component may connect: learnt from `configure`.
+    pub fn set_egress(&mut self, egress: Arc<Egress>) {
+        self.egress = egress;
+    }
+
+    fn store(&self, elicitor: Option<Arc<dyn Elicitor>>) -> Result<Store<CallState>, Failure> {
+        let mut wasi = WasiCtxBuilder::new();
+        wasi.envs(&self.env)
+            .inherit_stderr()
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
+        let state = CallState {
+            wasi: wasi.build(),
+            table: ResourceTable::new(),
+            http: WasiHttpCtx::new(),
+            hooks: EgressHooks(self.egress.clone()),
+            limits: StoreLimitsBuilder::new()
+                .memory_size(MEMORY_LIMIT_BYTES)
+                .instances(16)
+                .build(),
+            egress: self.egress.clone(),
+            spent: self.spent.clone(),
+            elicitor,
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|state| &mut state.limits);
+        store.set_fuel(FUEL_PER_MESSAGE).map_err(internal)?;
+        store
+            .fuel_async_yield_interval(Some(FUEL_YIELD_INTERVAL))
+            .map_err(internal)?;
+        Ok(store)
+    }
+
+    /// Asks the component to validate its configuration.
+    pub async fn configure(&self) -> Result<Result<Startup, String>, Failure> {
+        let mut store = self.store(None)?;
+        let server = self
+            .pre
+            .instantiate_async(&mut store)
+            .await
+            .map_err(trapped)?;
+        let outcome = server.call_configure(&mut store).await.map_err(trapped)?;
+        Ok(outcome.map(|s| Startup {
+            origin: s.origin,
+            insecure_tls: s.insecure_tls,
+            notices: s.notices,
+        }))
+    }
+
+    /// Hands one message to a fresh instance.
+    pub async fn handle(
+        &self,
+        message: &str,
+        session: Option<&str>,
+        elicitor: Option<Arc<dyn Elicitor>>,
+    ) -> Result<Reply, Failure> {
+        let mut store = self.store(elicitor)?;
+        let server = self
+            .pre
+            .instantiate_async(&mut store)
+            .await
+            .map_err(trapped)?;
+        let reply = server
+            .call_handle(&mut store, message, session)
+            .await
+            .map_err(trapped)?;
+        Ok(Reply {
+            response: reply.response,
+            session: reply.session,
+        })
+    }
+}
+
+/// Where compiled components are cached, so only the first start compiles.
+fn compile_cache() -> Option<Cache> {
+    let directory = std::env::var_os("RUSTPAD_MCP_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rustpad-mcp"))
+        })
+        .or_else(|| {
+            std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/rustpad-mcp"))
+        })?;
+    let mut config = CacheConfig::new();
+    config.with_directory(directory);
+    Cache::new(config).ok()
+}
+
+fn internal(error: impl std::fmt::Display) -> Failure {
+    Failure(format!("internal error: {error}"))
+}
+
+fn trapped(error: wasmtime::Error) -> Failure {
+    match error.downcast_ref::<Trap>() {
+        Some(Trap::OutOfFuel) => {
+            Failure("the request used up its CPU budget and was stopped".into())
+        }
+        Some(Trap::StackOverflow) => {
+            Failure("the request overflowed its stack and was stopped".into())
+        }
+        Some(_) if format!("{error:?}").contains("memory allocation") => {
+            Failure("the request ran out of its memory allowance and was stopped".into())
+        }
+        Some(trap) => Failure(format!("the request failed inside the component ({trap})")),
+        None => Failure(format!("the request failed inside the component ({error})")),
+    }
+}
