@@ -1,0 +1,222 @@
+//! Command line: run the test server, or run a typist against any Rustpad server.
+
+#![forbid(unsafe_code)]
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use rustpad_test_server::misbehave::MODE_NAMES;
+use rustpad_test_server::typist::{Typist, TypistOptions};
+use rustpad_test_server::{ServerOptions, serve};
+use tokio::net::TcpListener;
+
+const USAGE: &str = "\
+rustpad-test-server: a Rustpad server for tests, speaking upstream's wire protocol
+
+USAGE:
+    rustpad-test-server [--port N] [--bind ADDR] [--verbose]
+    rustpad-test-server type --url ws://HOST:PORT/api/socket/ID [--seed S] [--count N]
+                             [--delay-us D] [--settle-ms M] [--name NAME]
+
+SERVER OPTIONS:
+    --port N       TCP port; 0 (the default) picks a free one
+    --bind ADDR    address to bind (default 127.0.0.1)
+    --verbose, -v  log connections, edits and dropped connections to stderr
+
+    Prints one line, `listening on http://ADDR:PORT`, to stdout once ready; logs go to stderr.
+    Stops on SIGINT or SIGTERM.
+
+ROUTES:
+    /api/text/{id}, /api/stats, /api/socket/{id}      as upstream
+    POST   /_test/seed/{id}   JSON {\"text\": S, \"ops\": N, \"char\": C, \"language\": L}
+                              (all optional) -> {\"revision\": R, \"length\": L}
+    PUT    /_test/mode/{id}   body: a mode name below; empty body = faithful
+    GET    /_test/mode/{id}   the pad's mode, empty if faithful
+    GET    /_test/log/{id}    JSON array of every client text frame received for the pad
+    DELETE /_test/log/{id}    forget that log
+
+TYPE OPTIONS:
+    --url URL      the pad's WebSocket URL (required)
+    --seed S       keystroke generator seed (default 1)
+    --count N      keystrokes to type (default 20)
+    --delay-us D   pause between keystrokes in microseconds (default 1000)
+    --settle-ms M  quiet time to wait for after the last ack (default 300)
+    --name NAME    name sent in ClientInfo (default typist)
+
+    Prints a JSON report: identity, typed (strings in order), skipped, final_text, revision.
+
+MODES:
+";
+
+enum Command {
+    Serve {
+        bind: String,
+        port: u16,
+        verbose: bool,
+    },
+    Type(TypistOptions),
+    Help,
+}
+
+fn parse(args: Vec<String>) -> Result<Command, String> {
+    let mut args = args.into_iter();
+    let typing = args.as_slice().first().map(String::as_str) == Some("type");
+    if typing {
+        args.next();
+    }
+    let mut options = TypistOptions::new(String::new());
+    let mut bind = "127.0.0.1".to_owned();
+    let mut port = 0;
+    let mut verbose = false;
+    while let Some(flag) = args.next() {
+        if flag == "-h" || flag == "--help" {
+            return Ok(Command::Help);
+        }
+        if flag == "--verbose" || flag == "-v" {
+            verbose = true;
+            continue;
+        }
+        let known: &[&str] = if typing {
+            &[
+                "--url",
+                "--seed",
+                "--count",
+                "--delay-us",
+                "--settle-ms",
+                "--name",
+            ]
+        } else {
+            &["--bind", "--port"]
+        };
+        if !known.contains(&flag.as_str()) {
+            return Err(format!("unknown option {flag}"));
+        }
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let number = || {
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("{flag}: {value:?} is not a whole number"))
+        };
+        match (typing, flag.as_str()) {
+            (false, "--bind") => bind = value,
+            (false, "--port") => {
+                port = u16::try_from(number()?)
+                    .map_err(|_| format!("--port: {value} is not a port number"))?;
+            }
+            (true, "--url") => options.url = value,
+            (true, "--seed") => options.seed = number()?,
+            (true, "--count") => options.count = number()? as usize,
+            (true, "--delay-us") => options.delay = Duration::from_micros(number()?),
+            (true, "--settle-ms") => options.settle = Duration::from_millis(number()?),
+            (true, "--name") => options.name = value,
+            _ => unreachable!("checked against the known options"),
+        }
+    }
+    if !typing {
+        return Ok(Command::Serve {
+            bind,
+            port,
+            verbose,
+        });
+    }
+    if options.url.is_empty() {
+        return Err("type needs --url".into());
+    }
+    Ok(Command::Type(options))
+}
+
+fn main() -> ExitCode {
+    let command = match parse(std::env::args().skip(1).collect()) {
+        Ok(command) => command,
+        Err(e) => {
+            eprintln!("rustpad-test-server: {e}\n(try --help)");
+            return ExitCode::from(2);
+        }
+    };
+    if let Command::Help = command {
+        print!("{USAGE}");
+        for name in MODE_NAMES {
+            println!("    {name}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("rustpad-test-server: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match command {
+            Command::Serve {
+                bind,
+                port,
+                verbose,
+            } => run_server(&bind, port, verbose).await,
+            Command::Type(options) => run_typist(options).await,
+            Command::Help => Ok(()),
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rustpad-test-server: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run_server(bind: &str, port: u16, verbose: bool) -> Result<(), String> {
+    let listener = TcpListener::bind((bind, port))
+        .await
+        .map_err(|e| format!("cannot listen on {bind}:{port}: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    {
+        // Harnesses block on this line to learn the port, so it must not sit in a buffer.
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "listening on http://{addr}").map_err(|e| e.to_string())?;
+        stdout.flush().map_err(|e| e.to_string())?;
+    }
+    let server = serve(listener, ServerOptions { verbose });
+    tokio::select! {
+        result = server => result.map_err(|e| e.to_string()),
+        () = shutdown_signal() => Ok(()),
+    }
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                tokio::signal::ctrl_c().await.ok();
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await.ok();
+    }
+}
+
+async fn run_typist(options: TypistOptions) -> Result<(), String> {
+    let report = Typist::new(options)
+        .run()
+        .await
+        .map_err(|e| e.to_string())?;
+    let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
+    println!("{json}");
+    Ok(())
+}
