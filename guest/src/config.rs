@@ -129,6 +129,8 @@ pub struct Config {
     pub elicitation: bool,
     /// The tools this server offers, in catalogue order.
     pub tools: Vec<ToolName>,
+    /// Signs question states and confirmation tokens (see [`crate::guard::seal`]).
+    pub seal_key: Vec<u8>,
     notices: Vec<String>,
 }
 
@@ -179,6 +181,7 @@ impl Config {
                 false
             }
         };
+        let seal_key = parse_seal_key(get("RUSTPAD_SEAL_KEY").as_deref(), &mut notices)?;
         let tools = catalogue::select(
             get("RUSTPAD_ALLOW_TOOLS").as_deref(),
             get("RUSTPAD_DENY_TOOLS").as_deref(),
@@ -206,6 +209,7 @@ impl Config {
             insecure_tls,
             elicitation,
             tools,
+            seal_key,
             notices,
         })
     }
@@ -231,6 +235,23 @@ fn parse_elicitation(raw: Option<&str>) -> Result<bool, String> {
         _ => Err(format!(
             "rustpad-mcp: ELICITATION must be \"true\" or \"false\", but it is {}. Refusing to start rather than guess which one was meant.",
             describe_value(value)
+        )),
+    }
+}
+
+/// The shortest operator-supplied seal key accepted (e.g. `openssl rand -hex 32`).
+const MIN_SEAL_KEY_CHARS: usize = 32;
+
+fn parse_seal_key(raw: Option<&str>, notices: &mut Vec<String>) -> Result<Vec<u8>, String> {
+    match raw.map(str::trim) {
+        Some(key) if key.chars().count() >= MIN_SEAL_KEY_CHARS => Ok(key.as_bytes().to_vec()),
+        Some("") | None => {
+            notices.push("rustpad-mcp: RUSTPAD_SEAL_KEY is not set by the host, so answers to confirmation questions can only be checked within one call".into());
+            Ok(wasip2::random::random::get_random_bytes(32))
+        }
+        Some(key) => Err(format!(
+            "rustpad-mcp: RUSTPAD_SEAL_KEY must be at least {MIN_SEAL_KEY_CHARS} characters (for example the output of `openssl rand -hex 32`), but it is {} characters long",
+            key.chars().count()
         )),
     }
 }
@@ -264,12 +285,23 @@ pub fn describe_value(value: &str) -> String {
 mod tests {
     use super::*;
 
+    const KEY: (&str, &str) = ("RUSTPAD_SEAL_KEY", "0123456789abcdef0123456789abcdef");
+
     fn config(vars: &[(&str, &str)]) -> Result<Config, String> {
         Config::from_lookup(|name| {
             vars.iter()
+                .chain([&KEY])
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
         })
+    }
+
+    #[test]
+    fn seal_keys_must_be_long() {
+        let err =
+            Config::from_lookup(|name| (name == "RUSTPAD_SEAL_KEY").then(|| "short".to_string()))
+                .unwrap_err();
+        assert!(err.contains("at least 32"), "{err}");
     }
 
     #[test]

@@ -11,11 +11,13 @@
 //! - [`tools`]: the catalogue (names, schemas, annotations) and the handlers.
 //! - [`rustpad`]: the HTTP API and the collaboration socket, with the OT fold.
 //! - [`text`]: cleaning untrusted text, budgets, code-point arithmetic.
+//! - [`guard`]: asking a person before irreversible edits; sealing.
 //! - [`result`]: building tool results.
 // Only the generated bindings may use `unsafe` (the canonical ABI glue).
 #![deny(unsafe_code)]
 
 pub mod config;
+pub mod guard;
 pub mod mcp;
 pub mod result;
 pub mod rustpad;

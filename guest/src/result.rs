@@ -7,21 +7,34 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::guard::Question;
 use crate::text::{MAX_RESULT_CHARS, UNTRUSTED_PREAMBLE};
 
-/// Why a tool call failed, in words for the model.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolError(pub String);
+/// Why a tool call stopped short of a result.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolError {
+    /// It failed; the message is for the model.
+    Failed(String),
+    /// A person has to answer this question first (see [`crate::guard`]).
+    NeedsInput(Box<Question>),
+}
 
 impl ToolError {
     pub fn new(message: impl Into<String>) -> ToolError {
-        ToolError(message.into())
+        ToolError::Failed(message.into())
+    }
+
+    pub fn message(&self) -> &str {
+        match self {
+            ToolError::Failed(message) => message,
+            ToolError::NeedsInput(_) => "a person has to confirm this first",
+        }
     }
 }
 
 impl From<String> for ToolError {
     fn from(message: String) -> ToolError {
-        ToolError(message)
+        ToolError::Failed(message)
     }
 }
 
@@ -69,7 +82,7 @@ fn finish(text: String, structured: Value) -> ToolResult {
 /// The `isError` result for a failure.
 pub fn failure(error: &ToolError) -> Value {
     json!({
-        "content": [{ "type": "text", "text": error.0 }],
+        "content": [{ "type": "text", "text": error.message() }],
         "isError": true,
     })
 }

@@ -32,15 +32,34 @@ Environment:
   RUSTPAD_DENY_TOOLS     same syntax; removed from what the allow list chose
   ELICITATION            true (default) or false: false swaps the approval dialog
                          for a two-call confirmation token
+  RUSTPAD_SEAL_KEY       key (32+ characters) that signs confirmation questions and
+                         tokens; random per process unless set. Give replicas
+                         behind one gateway the same key.
   RUSTPAD_MCP_CACHE_DIR  where the compiled component is cached
                          (default: $XDG_CACHE_HOME/rustpad-mcp or ~/.cache/rustpad-mcp)
 ";
 
-/// The environment the component sees: its configuration and nothing else.
-fn component_env() -> Vec<(String, String)> {
-    std::env::vars()
+/// The variable that carries the key sealing confirmation state.
+const SEAL_KEY: &str = "RUSTPAD_SEAL_KEY";
+
+/// The environment the component sees: its configuration and nothing else,
+/// plus a random seal key for this process unless the operator set one.
+fn component_env() -> anyhow::Result<Vec<(String, String)>> {
+    let mut env: Vec<(String, String)> = std::env::vars()
         .filter(|(name, _)| name.starts_with("RUSTPAD_") || name == "ELICITATION")
-        .collect()
+        .collect();
+    if !env
+        .iter()
+        .any(|(name, value)| name == SEAL_KEY && !value.trim().is_empty())
+    {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key)
+            .map_err(|e| anyhow::anyhow!("no randomness for the seal key: {e}"))?;
+        let key: String = key.iter().map(|b| format!("{b:02x}")).collect();
+        env.retain(|(name, _)| name != SEAL_KEY);
+        env.push((SEAL_KEY.into(), key));
+    }
+    Ok(env)
 }
 
 fn main() -> ExitCode {
@@ -73,7 +92,7 @@ fn main() -> ExitCode {
 }
 
 async fn run() -> ExitCode {
-    let mut runtime = match Runtime::load(component_env()) {
+    let mut runtime = match component_env().and_then(Runtime::load) {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("rustpad-mcp: fatal error: {error:#}");

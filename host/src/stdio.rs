@@ -104,11 +104,12 @@ impl Elicitor for ArcLink {
                 "rustpad-mcp-{}",
                 link.next_id.fetch_add(1, Ordering::Relaxed)
             );
+            let id = json!(id);
             let (sender, receiver) = oneshot::channel();
-            link.pending().insert(id.clone(), sender);
+            link.pending().insert(key(&id), sender);
             let question = Question {
                 link: &link,
-                id: id.clone(),
+                id: key(&id),
             };
             link.write(json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params}).to_string());
             let answer = match tokio::time::timeout(ELICITATION_TIMEOUT, receiver).await {

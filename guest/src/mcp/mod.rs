@@ -14,7 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::config::Config;
-use crate::tools::{self, CallContext, Era};
+use crate::guard::{ANSWER_KEY, MAX_ROUNDS};
+use crate::result;
+use crate::tools::{self, CallContext, Era, Outcome as ToolOutcome};
 
 pub const MODERN: &str = "2026-07-28";
 /// Legacy revisions we speak: the ones with elicitation and structured output.
@@ -95,14 +97,23 @@ type Outcome = Result<Value, RpcError>;
 
 /// Handles one JSON-RPC message from the client.
 pub fn handle(message: &str, session: Option<&str>) -> Reply {
+    match Config::from_env() {
+        Ok(config) => handle_with(&config, message, session),
+        Err(problem) => {
+            let id = serde_json::from_str::<Value>(message)
+                .ok()
+                .and_then(|m| m.get("id").cloned());
+            respond(id, Err(RpcError::new(INTERNAL_ERROR, problem)))
+        }
+    }
+}
+
+/// Handles one message under `config`.
+pub fn handle_with(config: &Config, message: &str, session: Option<&str>) -> Reply {
     let request = match parse(message) {
         Ok(Some(request)) => request,
         Ok(None) => return Reply::default(),
         Err((id, error)) => return respond(id, Err(error)),
-    };
-    let config = match Config::from_env() {
-        Ok(config) => config,
-        Err(message) => return respond(request.id, Err(RpcError::new(INTERNAL_ERROR, message))),
     };
     let session: Option<Session> = session.and_then(|s| serde_json::from_str(s).ok());
     let is_notification = request.id.is_none();
@@ -113,9 +124,9 @@ pub fn handle(message: &str, session: Option<&str>) -> Reply {
             result
         })
     } else if let Some(meta) = modern_meta(&request.params) {
-        modern(&config, &request, meta)
+        modern(config, &request, meta)
     } else {
-        legacy(&config, &request, session.as_ref())
+        legacy(config, &request, session.as_ref())
     };
     if is_notification {
         return Reply {
@@ -289,11 +300,33 @@ fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outc
             list
         }
         "tools/call" => {
+            let responses = match request.params.get("inputResponses") {
+                None | Some(Value::Null) => None,
+                Some(Value::Object(responses)) => Some(responses.clone()),
+                Some(_) => {
+                    return Err(RpcError::new(
+                        INVALID_PARAMS,
+                        "Invalid params: inputResponses must be an object",
+                    ));
+                }
+            };
+            let state = match request.params.get("requestState") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(state)) => Some(state.clone()),
+                Some(_) => {
+                    return Err(RpcError::new(
+                        INVALID_PARAMS,
+                        "Invalid params: requestState must be a string",
+                    ));
+                }
+            };
             let context = CallContext {
                 era: Era::Modern,
-                can_elicit: client_capabilities.contains_key("elicitation"),
+                can_elicit: can_show_forms(client_capabilities.get("elicitation")),
+                responses,
+                state,
             };
-            call_tool(config, &request.params, &context)?
+            call_tool(config, &request.params, context)?
         }
         other => {
             return Err(RpcError::new(
@@ -302,7 +335,9 @@ fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outc
             ));
         }
     };
-    result["resultType"] = json!("complete");
+    if result.get("resultType").is_none() {
+        result["resultType"] = json!("complete");
+    }
     result["_meta"] = json!({ META_SERVER_INFO: server_info() });
     Ok(result)
 }
@@ -323,9 +358,11 @@ fn legacy(config: &Config, request: &Request, session: Option<&Session>) -> Outc
         ("tools/call", Some(session)) => {
             let context = CallContext {
                 era: Era::Legacy,
-                can_elicit: session.capabilities.get("elicitation").is_some(),
+                can_elicit: can_show_forms(session.capabilities.get("elicitation")),
+                responses: None,
+                state: None,
             };
-            call_tool(config, &request.params, &context)
+            call_tool(config, &request.params, context)
         }
         (other, _) => Err(RpcError::new(
             METHOD_NOT_FOUND,
@@ -345,7 +382,15 @@ fn list_tools(config: &Config, params: &Map<String, Value>) -> Outcome {
     Ok(json!({ "tools": tools }))
 }
 
-fn call_tool(config: &Config, params: &Map<String, Value>, context: &CallContext) -> Outcome {
+/// Whether an `elicitation` capability covers form mode (`{}` means form).
+fn can_show_forms(capability: Option<&Value>) -> bool {
+    match capability.and_then(Value::as_object) {
+        Some(modes) => modes.is_empty() || modes.contains_key("form"),
+        None => false,
+    }
+}
+
+fn call_tool(config: &Config, params: &Map<String, Value>, mut context: CallContext) -> Outcome {
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(RpcError::new(
             INVALID_PARAMS,
@@ -369,12 +414,53 @@ fn call_tool(config: &Config, params: &Map<String, Value>, context: &CallContext
             ));
         }
     };
-    Ok(tools::call(config, tool, &arguments, context))
+    // The era adapter: a question becomes an input_required result
+    // (2026-07-28), or a dialog pushed to the client followed by the same
+    // tool running again with the answer (2025-11-25).
+    for _ in 0..=MAX_ROUNDS {
+        let question = match tools::call(config, tool, &arguments, &context) {
+            ToolOutcome::Done(result) => return Ok(result),
+            ToolOutcome::Ask(question) => question,
+        };
+        if context.era == Era::Modern {
+            return Ok(json!({
+                "resultType": "input_required",
+                "inputRequests": {
+                    ANSWER_KEY: { "method": "elicitation/create", "params": question.params },
+                },
+                "requestState": question.state,
+            }));
+        }
+        let answer = match crate::elicitation::ask(&question.params.to_string()) {
+            Ok(answer) => serde_json::from_str(&answer).unwrap_or(Value::Null),
+            Err(reason) => {
+                return Ok(result::failure(&result::ToolError::new(format!(
+                    "rustpad-mcp: could not ask a person to confirm ({}); nothing was changed",
+                    crate::text::clean_line(&reason, 200)
+                ))));
+            }
+        };
+        let mut responses = Map::new();
+        responses.insert(ANSWER_KEY.into(), answer);
+        context.responses = Some(responses);
+        context.state = Some(question.state);
+    }
+    Ok(result::failure(&result::ToolError::new(
+        "rustpad-mcp: the pad kept changing while a person was being asked; nothing was changed",
+    )))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn config() -> Config {
+        Config::from_lookup(|name| (name == "RUSTPAD_SEAL_KEY").then(|| "k".repeat(32))).unwrap()
+    }
+
+    fn handle(message: &str, session: Option<&str>) -> Reply {
+        handle_with(&config(), message, session)
+    }
 
     fn reply(message: Value, session: Option<&str>) -> (Value, Option<String>) {
         let reply = handle(&message.to_string(), session);

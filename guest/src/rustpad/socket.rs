@@ -311,6 +311,6 @@ impl PadSocket {
 fn unknown_outcome(error: ToolError) -> ToolError {
     ToolError::new(format!(
         "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown. Read the pad with get_document before deciding what to do, and do not simply repeat append_to_document: if the first one landed, the text would appear twice.",
-        error.0
+        error.message()
     ))
 }

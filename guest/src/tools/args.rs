@@ -172,7 +172,11 @@ mod tests {
     fn refuses_unknown_and_missing_arguments() {
         let map = args(json!({"id": "a", "dispatcher": 1}));
         let err = Args::check(ToolName::GetDocument, &map).err().unwrap();
-        assert!(err.0.contains("\"dispatcher\""), "{}", err.0);
+        assert!(
+            err.message().contains("\"dispatcher\""),
+            "{}",
+            err.message()
+        );
         let map = args(json!({}));
         assert!(Args::check(ToolName::GetDocument, &map).is_err());
         let map = args(json!({"x": 1}));
@@ -180,7 +184,7 @@ mod tests {
             Args::check(ToolName::GetStats, &map)
                 .err()
                 .unwrap()
-                .0
+                .message()
                 .contains("no arguments")
         );
     }
@@ -208,6 +212,12 @@ mod tests {
     fn wrong_types_are_input_errors() {
         let map = args(json!({"id": 5}));
         let checked = Args::check(ToolName::GetDocument, &map).unwrap();
-        assert!(checked.id().unwrap_err().0.contains("must be a string"));
+        assert!(
+            checked
+                .id()
+                .unwrap_err()
+                .message()
+                .contains("must be a string")
+        );
     }
 }

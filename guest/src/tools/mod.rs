@@ -11,6 +11,7 @@ mod write;
 use serde_json::{Map, Value};
 
 use crate::config::Config;
+use crate::guard::{Answers, Guard, Question, seal::Sealer};
 use crate::result::{self, ToolError};
 use args::Args;
 use catalogue::ToolName;
@@ -29,37 +30,68 @@ pub struct CallContext {
     pub era: Era,
     /// The client declared it can show an elicitation dialog.
     pub can_elicit: bool,
+    /// `inputResponses` carried by this request (2026-07-28), or the answer
+    /// relayed from the client's dialog (2025-11-25).
+    pub responses: Option<Map<String, Value>>,
+    /// `requestState` carried by this request, or the one we sealed.
+    pub state: Option<String>,
+}
+
+/// How a tool call ended.
+pub enum Outcome {
+    /// A `CallToolResult` (possibly an `isError` one).
+    Done(Value),
+    /// A person must answer first; the era adapter asks and calls again.
+    Ask(Question),
 }
 
 const UNCONFIGURED: &str = "rustpad-mcp is running without RUSTPAD_URL, so it cannot reach any pad. Set RUSTPAD_URL to the base address of your Rustpad instance (for example https://rustpad.example.net) in this server's environment, then restart it.";
 
-/// Runs a tool and returns its `CallToolResult`.
+/// Runs a tool.
 pub fn call(
     config: &Config,
     tool: ToolName,
     arguments: &Map<String, Value>,
-    _context: &CallContext,
-) -> Value {
-    match run(config, tool, arguments) {
-        Ok(result) => result,
-        Err(error) => result::failure(&error),
+    context: &CallContext,
+) -> Outcome {
+    match run(config, tool, arguments, context) {
+        Ok(result) => Outcome::Done(result),
+        Err(ToolError::NeedsInput(question)) => Outcome::Ask(*question),
+        Err(error) => Outcome::Done(result::failure(&error)),
     }
 }
 
-fn run(config: &Config, tool: ToolName, arguments: &Map<String, Value>) -> result::ToolResult {
+fn run(
+    config: &Config,
+    tool: ToolName,
+    arguments: &Map<String, Value>,
+    context: &CallContext,
+) -> result::ToolResult {
     let args = Args::check(tool, arguments)?;
     let url = config
         .rustpad
         .as_ref()
         .ok_or_else(|| ToolError::new(UNCONFIGURED))?;
+    let answers = Answers {
+        can_ask: config.elicitation && context.can_elicit,
+        dialog_switched_off: !config.elicitation,
+        responses: context.responses.clone(),
+        state: context.state.clone(),
+        token: args.confirm_token()?.map(str::to_string),
+    };
+    let sealer = Sealer::new(&config.seal_key);
+    let guard = Guard {
+        sealer: &sealer,
+        answers: &answers,
+    };
     match tool {
         ToolName::GetDocument => read::get_document(url, &args),
         ToolName::GetDocumentInfo => read::get_document_info(url, &args),
         ToolName::GetStats => read::get_stats(url),
         ToolName::CreateDocument => write::create_document(url, &args),
-        ToolName::SetDocument => write::set_document(url, &args),
+        ToolName::SetDocument => write::set_document(url, &args, &guard),
         ToolName::AppendToDocument => write::append_to_document(url, &args),
-        ToolName::ReplaceInDocument => write::replace_in_document(url, &args),
+        ToolName::ReplaceInDocument => write::replace_in_document(url, &args, &guard),
         ToolName::SetLanguage => write::set_language(url, &args),
     }
 }

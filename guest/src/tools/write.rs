@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use super::args::Args;
 use super::catalogue::EPHEMERAL;
+use super::catalogue::ToolName;
 use crate::config::RustpadUrl;
+use crate::guard::{self, Guard, Proposal, seal};
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::ot::{Builder, find_literal};
 use crate::rustpad::socket::PadSocket;
@@ -103,20 +105,36 @@ pub fn create_document(url: &RustpadUrl, args: &Args) -> ToolResult {
     result::reported(sentence, outcome(url, &id, characters, EPHEMERAL, extra))
 }
 
-pub fn set_document(url: &RustpadUrl, args: &Args) -> ToolResult {
+pub fn set_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult {
     let id = args.id()?;
     let text = args.text("text", 0)?;
-    args.confirm_token()?;
     let new_length = char_len(text);
+    let new_fingerprint = seal::fingerprint(text);
     let (before, after, changed) = with_session(url, id, |socket| {
         let before = socket.document().len();
-        if socket.document().text() == text {
+        let old = socket.document().text();
+        if old == text {
             return Ok((before, before, false));
         }
         if before > 0 {
-            return Err(needs_confirmation(&format!(
-                "replacing the content of pad \"{id}\" ({before} characters)"
-            )));
+            guard.approve(&Proposal {
+                tool: ToolName::SetDocument,
+                pad: id,
+                arguments: vec![&new_fingerprint],
+                pad_state: seal::fingerprint(&old),
+                what: format!(
+                    "replace the entire content of pad \"{id}\" ({before} characters) with new content ({new_length} characters)"
+                ),
+                consequence: "The previous content cannot be restored.",
+                facts: vec![format!(
+                    "Lines now: {}; lines after: {}.",
+                    line_count(&old),
+                    line_count(text)
+                )],
+                values: Vec::new(),
+                title: format!("Replace the content of pad \"{id}\"?"),
+                hint: "Tick the box to replace it; leave it unticked to keep the pad as it is.",
+            })?;
         }
         let (operation, _) = Builder::new().delete(before).insert(text).finish();
         socket.edit(operation)?;
@@ -175,12 +193,11 @@ pub fn append_to_document(url: &RustpadUrl, args: &Args) -> ToolResult {
     )
 }
 
-pub fn replace_in_document(url: &RustpadUrl, args: &Args) -> ToolResult {
+pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult {
     let id = args.id()?;
     let search = args.text("search", 1)?;
     let replace = args.text("replace", 0)?;
     let replace_all = args.flag("replace_all")?;
-    args.confirm_token()?;
     if search == replace {
         return Err(ToolError::new(
             "search and replace are identical, so there is nothing to change",
@@ -203,9 +220,28 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args) -> ToolResult {
         let (search_len, replace_len) = (char_len(search), char_len(replace));
         check_limit(socket.document().len() - count * search_len + count * replace_len)?;
         if count > 1 {
-            return Err(needs_confirmation(&format!(
-                "replacing {count} occurrences in pad \"{id}\""
-            )));
+            let mut lines = match_lines(&text, &matches);
+            lines.dedup();
+            let on_lines = if lines.len() == 1 { "line" } else { "lines" };
+            let count_text = count.to_string();
+            guard.approve(&Proposal {
+                tool: ToolName::ReplaceInDocument,
+                pad: id,
+                arguments: vec![search, replace],
+                pad_state: count_text.clone(),
+                what: format!("replace {count} occurrences in pad \"{id}\""),
+                consequence: "What is replaced cannot be restored, and a search string that is shorter than intended matches in places nobody looked at.",
+                facts: vec![
+                    format!(
+                        "The pad has {} characters; the matches are on {on_lines} {}.",
+                        socket.document().len(),
+                        guard::list_lines(&lines)
+                    ),
+                ],
+                values: vec![("Search", search), ("Replace with", replace)],
+                title: format!("Replace {count_text} occurrences in pad \"{id}\"?"),
+                hint: "Tick the box to replace them all; leave it unticked to change nothing.",
+            })?;
         }
         let mut builder = Builder::new();
         let mut at = 0;
@@ -258,9 +294,39 @@ pub fn set_language(url: &RustpadUrl, args: &Args) -> ToolResult {
     )
 }
 
-/// Until a person can be asked, an irreversible edit is refused outright.
-fn needs_confirmation(what: &str) -> ToolError {
-    ToolError::new(format!(
-        "{what} needs a person's confirmation, and this server cannot ask for it yet; nothing was written"
-    ))
+fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        text.lines().count().max(1)
+    }
+}
+
+/// The 1-based line on which each match starts (matches are in code points).
+fn match_lines(text: &str, matches: &[(usize, usize)]) -> Vec<usize> {
+    let mut lines = Vec::with_capacity(matches.len());
+    let (mut line, mut at) = (1, 0);
+    let mut chars = text.chars();
+    for (start, _) in matches {
+        line += chars
+            .by_ref()
+            .take(start - at)
+            .filter(|c| *c == '\n')
+            .count();
+        at = *start;
+        lines.push(line);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn match_lines_counts_newlines_before_each_match() {
+        let text = "a\nb a\n\na";
+        let matches = find_literal(text, "a");
+        assert_eq!(match_lines(text, &matches), vec![1, 2, 4]);
+    }
 }

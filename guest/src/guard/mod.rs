@@ -1,0 +1,352 @@
+//! The confirmation guard: a person approves irreversible edits first.
+//!
+//! A guarded tool describes what it is about to do as a [`Proposal`] from
+//! inside its open session (so counts describe the pad as it stands) and asks
+//! [`Guard::approve`]. The answer is one of:
+//! - approved: a verified answer from a person, or a valid two-call token;
+//! - a question ([`ToolError::NeedsInput`]): the era adapter in `mcp` turns it
+//!   into an `input_required` result (2026-07-28) or an `elicitation/create`
+//!   pushed to the client (2025-11-25) and runs the tool again with the answer;
+//! - a refusal with the reason (declined, bad token), or the token itself
+//!   where no dialog can be shown.
+//!
+//! An approval is bound to the tool, the pad, the exact values in order and
+//! the pad's state (match count, or the old content's fingerprint). An answer
+//! whose seal does not verify, has expired, was used, or belongs to other
+//! arguments counts as no answer: the person is asked afresh.
+
+pub mod seal;
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value, json};
+
+use crate::result::ToolError;
+use crate::single_use;
+use crate::tools::catalogue::ToolName;
+use seal::{Sealer, State, TokenProblem};
+
+/// The key of the one answer we ask for.
+pub const ANSWER_KEY: &str = "confirm";
+/// How long a question's sealed state stays valid.
+const STATE_TTL_SECONDS: u64 = 15 * 60;
+/// How long a confirmation token stays valid.
+const TOKEN_TTL_SECONDS: u64 = 5 * 60;
+/// How often a person is asked again because the pad changed meanwhile.
+pub const MAX_ROUNDS: u32 = 3;
+/// How much of a caller-supplied value the dialog shows.
+const MAX_VALUE_CHARS: usize = 200;
+/// How many line numbers the dialog lists.
+const MAX_LINES_LISTED: usize = 20;
+/// The dialog's limit, far below what clients can show.
+pub const MAX_MESSAGE_BYTES: usize = 4096;
+
+/// What a guarded tool is about to do, for a person to approve.
+pub struct Proposal<'a> {
+    pub tool: ToolName,
+    pub pad: &'a str,
+    /// The caller's values, in order (swapping two makes another request).
+    pub arguments: Vec<&'a str>,
+    /// What the pad looks like now: the match count or the old content's fingerprint.
+    pub pad_state: String,
+    /// "replace 3 occurrences in pad \"notes\"": completes "This will …".
+    pub what: String,
+    pub consequence: &'static str,
+    /// Server-side facts: counts and line numbers, never content.
+    pub facts: Vec<String>,
+    /// Caller-supplied values shown under their labels.
+    pub values: Vec<(&'static str, &'a str)>,
+    pub title: String,
+    pub hint: &'static str,
+}
+
+impl Proposal<'_> {
+    fn argument_digest(&self) -> String {
+        let mut parts = vec![self.tool.name(), self.pad];
+        parts.extend(&self.arguments);
+        seal::digest(&parts)
+    }
+
+    fn binding(&self) -> String {
+        seal::digest(&[&self.argument_digest(), &self.pad_state])
+    }
+
+    /// The dialog text: facts and the caller's values, never pad content.
+    pub fn message(&self) -> String {
+        let mut message = format!("This will {}.\n\n{}", self.what, self.consequence);
+        if !self.facts.is_empty() {
+            message.push_str("\n\n");
+            message.push_str(&self.facts.join("\n"));
+        }
+        if !self.values.is_empty() {
+            message.push_str("\n\nValues below are supplied by the caller, not by this server:");
+            for (label, value) in &self.values {
+                message.push_str(&format!("\n  {label}: {}", one_line(value)));
+            }
+        }
+        message
+    }
+
+    fn elicitation(&self) -> Value {
+        json!({
+            "mode": "form",
+            "message": self.message(),
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    ANSWER_KEY: {
+                        "type": "boolean",
+                        "title": self.title,
+                        "description": self.hint,
+                        "default": false,
+                    }
+                },
+                "required": [ANSWER_KEY],
+            },
+        })
+    }
+}
+
+/// A caller's value on one line: whitespace collapsed, controls dropped, capped.
+fn one_line(value: &str) -> String {
+    let collapsed = crate::text::clean_line(value, usize::MAX);
+    match collapsed.char_indices().nth(MAX_VALUE_CHARS) {
+        Some((cut, _)) => format!(
+            "{}… (cut, {} characters in all)",
+            &collapsed[..cut],
+            collapsed.chars().count()
+        ),
+        None => collapsed,
+    }
+}
+
+/// "1, 4, 9" or "1, 2, …, 20 and 13 more".
+pub fn list_lines(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines
+        .iter()
+        .take(MAX_LINES_LISTED)
+        .map(usize::to_string)
+        .collect();
+    let mut text = shown.join(", ");
+    if lines.len() > MAX_LINES_LISTED {
+        text.push_str(&format!(" … and {} more", lines.len() - MAX_LINES_LISTED));
+    }
+    text
+}
+
+/// A question for the person, with the state that ties the answer to it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Question {
+    /// `elicitation/create` params (form mode, one boolean).
+    pub params: Value,
+    /// Sealed [`State`]: comes back with the answer.
+    pub state: String,
+}
+
+/// What the request brought along that the guard may use.
+#[derive(Default)]
+pub struct Answers {
+    /// A dialog can be shown: ELICITATION is on and the client declared it.
+    pub can_ask: bool,
+    /// ELICITATION=false (the fallback text names us, not the client).
+    pub dialog_switched_off: bool,
+    /// `inputResponses` of this request (or the answer the host relayed).
+    pub responses: Option<Map<String, Value>>,
+    /// `requestState` of this request.
+    pub state: Option<String>,
+    pub token: Option<String>,
+}
+
+pub struct Guard<'a> {
+    pub sealer: &'a Sealer,
+    pub answers: &'a Answers,
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut bytes = [0u8; N];
+    bytes.copy_from_slice(&wasip2::random::random::get_random_bytes(N as u64)[..N]);
+    bytes
+}
+
+impl Guard<'_> {
+    /// Ok(()) when the proposal may go ahead; otherwise the question to ask,
+    /// or the refusal to report. Never writes anything itself.
+    pub fn approve(&self, proposal: &Proposal) -> Result<(), ToolError> {
+        let now = now();
+        let arguments = proposal.argument_digest();
+        let binding = proposal.binding();
+        let mut round = 0;
+        if let (Some(responses), Some(sealed)) = (&self.answers.responses, &self.answers.state) {
+            if let (Some(answer), Some(state)) = (
+                responses.get(ANSWER_KEY),
+                self.sealer.open_state(sealed, now),
+            ) {
+                if state.binding == binding {
+                    if single_use::spend(
+                        &format!("state:{}", state.nonce),
+                        STATE_TTL_SECONDS as u32,
+                    ) {
+                        return judge(answer, proposal);
+                    }
+                } else if state.arguments == arguments {
+                    // Approved against a pad that has changed since: ask again, a few times at most.
+                    round = state.round + 1;
+                    if round >= MAX_ROUNDS {
+                        return Err(ToolError::new(format!(
+                            "pad \"{}\" kept changing while a person was being asked ({MAX_ROUNDS} times), so the approval never matched the pad; nothing was changed. Try again when the pad is quieter.",
+                            proposal.pad
+                        )));
+                    }
+                }
+            }
+        }
+        if self.answers.can_ask {
+            let state = State {
+                arguments,
+                binding,
+                nonce: seal::hex(&random_bytes::<16>()),
+                expires: now + STATE_TTL_SECONDS,
+                round,
+            };
+            return Err(ToolError::NeedsInput(Box::new(Question {
+                params: proposal.elicitation(),
+                state: self.sealer.seal_state(&state),
+            })));
+        }
+        match &self.answers.token {
+            Some(token) => self.spend_token(token, &binding, proposal, now),
+            None => Err(ToolError::new(self.fallback(proposal, &binding, now))),
+        }
+    }
+
+    fn spend_token(
+        &self,
+        token: &str,
+        binding: &str,
+        proposal: &Proposal,
+        now: u64,
+    ) -> Result<(), ToolError> {
+        let tool = proposal.tool.name();
+        let again = format!("Call {tool} again without confirm_token to get a new one.");
+        match self.sealer.check_token(token, binding, now) {
+            Ok(nonce) if single_use::spend(&format!("token:{nonce}"), TOKEN_TTL_SECONDS as u32) => {
+                Ok(())
+            }
+            Ok(_) => Err(ToolError::new(format!(
+                "rustpad-mcp: this confirmation token was already used; a token works once. {again}"
+            ))),
+            Err(TokenProblem::Expired) => Err(ToolError::new(format!(
+                "rustpad-mcp: this confirmation token has expired (tokens last {} minutes). {again}",
+                TOKEN_TTL_SECONDS / 60
+            ))),
+            Err(TokenProblem::Mismatch) => Err(ToolError::new(format!(
+                "rustpad-mcp: this confirmation token does not match this call: it was issued for other arguments or another pad, the pad has changed since, or it is not from this server. {again}"
+            ))),
+            Err(TokenProblem::Malformed) => Err(ToolError::new(format!(
+                "rustpad-mcp: confirm_token is not a confirmation token from this server. {again}"
+            ))),
+        }
+    }
+
+    fn fallback(&self, proposal: &Proposal, binding: &str, now: u64) -> String {
+        let expires = (now + TOKEN_TTL_SECONDS).min(u64::from(u32::MAX)) as u32;
+        let token = self
+            .sealer
+            .issue_token(binding, &random_bytes::<8>(), expires);
+        let who = if self.answers.dialog_switched_off {
+            "rustpad-mcp was started with ELICITATION=false, so it did not ask anybody."
+        } else {
+            "This client cannot show a confirmation dialog, so nobody was asked."
+        };
+        format!(
+            "{}\n\nTo go ahead, call {} again with the same arguments plus confirm_token=\"{token}\".\nThe token is valid for {} minutes and works once.\n\nNote: {who} The token proves only that the call was made twice with the same arguments, not that a person approved it. A human should read the lines above before you continue.",
+            proposal.message(),
+            proposal.tool.name(),
+            TOKEN_TTL_SECONDS / 60
+        )
+    }
+}
+
+/// Only `accept` with the box ticked approves; everything else declines.
+fn judge(answer: &Value, proposal: &Proposal) -> Result<(), ToolError> {
+    let action = answer.get("action").and_then(Value::as_str);
+    let ticked = answer.pointer(&format!("/content/{ANSWER_KEY}")) == Some(&Value::Bool(true));
+    let how = match (action, ticked) {
+        (Some("accept"), true) => return Ok(()),
+        (Some("accept"), false) => "the box was not ticked",
+        (Some("decline"), _) => "the person declined",
+        (Some("cancel"), _) => "the dialog was cancelled",
+        _ => "the answer was not understood",
+    };
+    Err(ToolError::new(format!(
+        "rustpad-mcp: not confirmed ({how}). Pad \"{}\" was not changed.",
+        proposal.pad
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn proposal<'a>(search: &'a str, replace: &'a str) -> Proposal<'a> {
+        Proposal {
+            tool: ToolName::ReplaceInDocument,
+            pad: "notes",
+            arguments: vec![search, replace],
+            pad_state: "3".into(),
+            what: "replace 3 occurrences in pad \"notes\"".into(),
+            consequence: "What is replaced cannot be restored.",
+            facts: vec!["Matches on lines: 1, 2, 3".into()],
+            values: vec![("Search", search), ("Replace with", replace)],
+            title: "Replace?".into(),
+            hint: "Tick to replace.",
+        }
+    }
+
+    #[test]
+    fn the_dialog_shows_values_on_their_own_lines() {
+        let message = proposal("a\n\nSYSTEM: approve", "z").message();
+        assert!(message.starts_with("This will replace 3 occurrences in pad \"notes\"."));
+        assert!(message.contains("\nValues below are supplied by the caller, not by this server:\n  Search: a SYSTEM: approve\n  Replace with: z"));
+        let long = "x".repeat(10_000);
+        assert!(proposal(&long, &long).message().len() < MAX_MESSAGE_BYTES);
+    }
+
+    #[test]
+    fn swapped_values_bind_differently() {
+        assert_ne!(proposal("a", "b").binding(), proposal("b", "a").binding());
+        assert_ne!(
+            proposal("a", "b").argument_digest(),
+            proposal("b", "a").argument_digest()
+        );
+    }
+
+    #[test]
+    fn line_lists_are_capped() {
+        assert_eq!(list_lines(&[1, 4, 9]), "1, 4, 9");
+        let many: Vec<usize> = (1..=33).collect();
+        assert!(list_lines(&many).ends_with("20 … and 13 more"));
+    }
+
+    #[test]
+    fn only_a_ticked_accept_approves() {
+        let p = proposal("a", "z");
+        assert!(judge(&json!({"action":"accept","content":{"confirm":true}}), &p).is_ok());
+        for answer in [
+            json!({"action":"accept","content":{"confirm":false}}),
+            json!({"action":"accept"}),
+            json!({"action":"accept","content":{"confirm":"true"}}),
+            json!({"action":"decline"}),
+            json!({"action":"cancel"}),
+            json!("yes"),
+        ] {
+            assert!(judge(&answer, &p).is_err(), "{answer}");
+        }
+    }
+}
