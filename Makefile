@@ -1,0 +1,56 @@
+# rustpad-mcp — build, run and test.
+#   make run    serve MCP on stdio (against RUSTPAD_URL, or a local test Rustpad when unset)
+#   make test   everything CI runs: Rust tests, then the Python and TypeScript SDK suites
+# Recipes are silent (@) because `make run` speaks MCP on stdout.
+
+CARGO     ?= cargo
+PYENV     := target/pyenv
+PROBE     := target/guest/wasm32-wasip2/wasm/probe_guest.wasm
+export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
+
+.PHONY: toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak clean-clients
+
+toolchain:
+	@rustup target add wasm32-wasip2 >&2
+
+# The host's build.rs builds the guest component and embeds it.
+build: toolchain
+	@$(CARGO) build --release --locked -p rustpad-mcp -p rustpad-test-server >&2
+	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
+
+run: build
+	@tests/run-local.sh
+
+test: build test-clients test-rust test-python test-typescript
+
+test-rust:
+	$(CARGO) test --release --locked --workspace
+
+test-python: $(PYENV)/.installed
+	$(PYENV)/bin/python -m pytest -q tests/python
+
+test-typescript: tests/typescript/node_modules/.installed
+	cd tests/typescript && npm test
+
+test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed
+
+$(PYENV)/.installed: tests/python/requirements.txt
+	python3 -m venv $(PYENV)
+	$(PYENV)/bin/pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+	touch $@
+
+tests/typescript/node_modules/.installed: tests/typescript/package-lock.json
+	cd tests/typescript && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# A longer run of the randomized concurrent-typing trials.
+soak: build $(PYENV)/.installed
+	CONCURRENCY_TRIALS=2000 $(PYENV)/bin/python -m pytest -q tests/python/test_concurrent_typing.py
+
+lint: toolchain
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --release --locked --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --locked -p guest --target wasm32-wasip2 --target-dir target/guest -- -D warnings
+
+fmt:
+	$(CARGO) fmt --all
