@@ -1,8 +1,8 @@
 //! rustpad-mcp: the host that runs the rustpad-mcp component.
 //!
 //! The host knows stdio, wasmtime and egress policy, and nothing about pads.
-//! It hands the component its configuration (the `RUSTPAD_*` variables and
-//! `ELICITATION`, nothing else), lets it reach only RUSTPAD_URL's origin, and
+//! It hands the component its configuration (the `RUSTPAD_*` variables but
+//! the host's own `RUSTPAD_MCP_*`, and `ELICITATION`; nothing else), lets it reach only RUSTPAD_URL's origin, and
 //! carries MCP messages between the client and a fresh instance per message.
 #![forbid(unsafe_code)]
 
@@ -12,6 +12,7 @@ mod single_use;
 mod stdio;
 pub mod websocket;
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -19,7 +20,11 @@ use runtime::Runtime;
 
 const HELP: &str = "rustpad-mcp — an MCP server for Rustpad, the collaborative text editor
 
-Usage: rustpad-mcp [--help | --version]
+Usage: rustpad-mcp [--component FILE]
+       rustpad-mcp --help | --version
+
+  --component FILE   run another component that implements the rustpad:mcp
+                     server world (wit/world.wit) instead of the built-in one
 
 Speaks MCP over stdin/stdout (protocol revisions 2025-11-25, 2025-06-18 and
 2026-07-28). Logs go to stderr.
@@ -39,6 +44,9 @@ Environment:
                          (default: $XDG_CACHE_HOME/rustpad-mcp or ~/.cache/rustpad-mcp)
 ";
 
+/// Variables for the host itself, never handed to the component.
+const HOST_ONLY: &str = "RUSTPAD_MCP_";
+
 /// The variable that carries the key sealing confirmation state.
 const SEAL_KEY: &str = "RUSTPAD_SEAL_KEY";
 
@@ -46,7 +54,9 @@ const SEAL_KEY: &str = "RUSTPAD_SEAL_KEY";
 /// plus a random seal key for this process unless the operator set one.
 fn component_env() -> anyhow::Result<Vec<(String, String)>> {
     let mut env: Vec<(String, String)> = std::env::vars()
-        .filter(|(name, _)| name.starts_with("RUSTPAD_") || name == "ELICITATION")
+        .filter(|(name, _)| {
+            (name.starts_with("RUSTPAD_") && !name.starts_with(HOST_ONLY)) || name == "ELICITATION"
+        })
         .collect();
     if !env
         .iter()
@@ -63,19 +73,29 @@ fn component_env() -> anyhow::Result<Vec<(String, String)>> {
 }
 
 fn main() -> ExitCode {
-    match std::env::args().nth(1).as_deref() {
-        None => {}
-        Some("--help" | "-h") => {
-            print!("{HELP}");
-            return ExitCode::SUCCESS;
-        }
-        Some("--version" | "-V") => {
-            println!("rustpad-mcp {}", env!("CARGO_PKG_VERSION"));
-            return ExitCode::SUCCESS;
-        }
-        Some(other) => {
-            eprintln!("rustpad-mcp: unknown argument {other:?}; see rustpad-mcp --help");
-            return ExitCode::from(2);
+    let mut component = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--help" | "-h" => {
+                print!("{HELP}");
+                return ExitCode::SUCCESS;
+            }
+            "--version" | "-V" => {
+                println!("rustpad-mcp {}", env!("CARGO_PKG_VERSION"));
+                return ExitCode::SUCCESS;
+            }
+            "--component" => match args.next() {
+                Some(path) => component = Some(PathBuf::from(path)),
+                None => {
+                    eprintln!("rustpad-mcp: --component needs a file; see rustpad-mcp --help");
+                    return ExitCode::from(2);
+                }
+            },
+            other => {
+                eprintln!("rustpad-mcp: unknown argument {other:?}; see rustpad-mcp --help");
+                return ExitCode::from(2);
+            }
         }
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -88,11 +108,20 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(run())
+    let code = runtime.block_on(run(component));
+    // A read of stdin may still be blocking a thread; do not wait for it.
+    runtime.shutdown_background();
+    code
 }
 
-async fn run() -> ExitCode {
-    let mut runtime = match component_env().and_then(Runtime::load) {
+async fn run(component: Option<PathBuf>) -> ExitCode {
+    let loaded = component_env().and_then(|env| match &component {
+        None => Runtime::load(env),
+        Some(path) => std::fs::read(path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
+            .and_then(|wasm| Runtime::load_bytes(&wasm, env)),
+    });
+    let mut runtime = match loaded {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("rustpad-mcp: fatal error: {error:#}");

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use wasmtime::component::{Component, HasSelf, Linker, Resource, ResourceTable};
-use wasmtime::{Cache, CacheConfig, Config, Engine, Store, StoreLimits, StoreLimitsBuilder, Trap};
+use wasmtime::{Cache, CacheConfig, Config, Engine, ResourceLimiter, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
@@ -36,7 +36,7 @@ mod bindings {
         },
     });
 }
-use bindings::{ServerPre, rustpad};
+use bindings::{Server, ServerPre, rustpad};
 
 /// The component, built by build.rs and embedded in the binary.
 const GUEST: &[u8] = include_bytes!(env!("GUEST_WASM"));
@@ -44,6 +44,9 @@ const GUEST: &[u8] = include_bytes!(env!("GUEST_WASM"));
 /// Linear memory one instance may grow to: room for a full pad with a long
 /// edit history (see docs/architecture.md for the figures).
 pub const MEMORY_LIMIT_BYTES: usize = 256 << 20;
+/// Component instances (core modules) one call may create.
+const MAX_INSTANCES: usize = 16;
+const MAX_TABLE_ELEMENTS: usize = 100_000;
 /// Guest instructions one message may execute (about two seconds of CPU).
 pub const FUEL_PER_MESSAGE: u64 = 20_000_000_000;
 /// A busy guest hands the thread back this often, so other calls and
@@ -61,10 +64,40 @@ pub struct CallState {
     table: ResourceTable,
     http: WasiHttpCtx,
     hooks: EgressHooks,
-    limits: StoreLimits,
+    limits: MemoryCap,
     egress: Arc<Egress>,
     spent: Arc<SpentIds>,
     elicitor: Option<Arc<dyn Elicitor>>,
+}
+
+/// The memory cap, remembering whether it had to refuse (to say so).
+struct MemoryCap {
+    refused: bool,
+}
+
+impl ResourceLimiter for MemoryCap {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        self.refused |= desired > MEMORY_LIMIT_BYTES;
+        Ok(desired <= MEMORY_LIMIT_BYTES)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= MAX_TABLE_ELEMENTS)
+    }
+
+    fn instances(&self) -> usize {
+        MAX_INSTANCES
+    }
 }
 
 /// wasi:http's hook: every request goes through the egress policy.
@@ -242,10 +275,7 @@ impl Runtime {
             table: ResourceTable::new(),
             http: WasiHttpCtx::new(),
             hooks: EgressHooks(self.egress.clone()),
-            limits: StoreLimitsBuilder::new()
-                .memory_size(MEMORY_LIMIT_BYTES)
-                .instances(16)
-                .build(),
+            limits: MemoryCap { refused: false },
             egress: self.egress.clone(),
             spent: self.spent.clone(),
             elicitor,
@@ -259,15 +289,28 @@ impl Runtime {
         Ok(store)
     }
 
+    /// Runs `call` on a fresh instance in a fresh store, turning traps into
+    /// a [`Failure`] that says what stopped the call.
+    async fn with_instance<T>(
+        &self,
+        elicitor: Option<Arc<dyn Elicitor>>,
+        call: impl AsyncFnOnce(Server, &mut Store<CallState>) -> wasmtime::Result<T>,
+    ) -> Result<T, Failure> {
+        let mut store = self.store(elicitor)?;
+        let outcome = match self.pre.instantiate_async(&mut store).await {
+            Ok(server) => call(server, &mut store).await,
+            Err(error) => Err(error),
+        };
+        outcome.map_err(|error| trapped(error, &store))
+    }
+
     /// Asks the component to validate its configuration.
     pub async fn configure(&self) -> Result<Result<Startup, String>, Failure> {
-        let mut store = self.store(None)?;
-        let server = self
-            .pre
-            .instantiate_async(&mut store)
-            .await
-            .map_err(trapped)?;
-        let outcome = server.call_configure(&mut store).await.map_err(trapped)?;
+        let outcome = self
+            .with_instance(None, async |server, store| {
+                server.call_configure(store).await
+            })
+            .await?;
         Ok(outcome.map(|s| Startup {
             origin: s.origin,
             insecure_tls: s.insecure_tls,
@@ -282,16 +325,11 @@ impl Runtime {
         session: Option<&str>,
         elicitor: Option<Arc<dyn Elicitor>>,
     ) -> Result<Reply, Failure> {
-        let mut store = self.store(elicitor)?;
-        let server = self
-            .pre
-            .instantiate_async(&mut store)
-            .await
-            .map_err(trapped)?;
-        let reply = server
-            .call_handle(&mut store, message, session)
-            .await
-            .map_err(trapped)?;
+        let reply = self
+            .with_instance(elicitor, async |server, store| {
+                server.call_handle(store, message, session).await
+            })
+            .await?;
         Ok(Reply {
             response: reply.response,
             session: reply.session,
@@ -318,16 +356,19 @@ fn internal(error: impl std::fmt::Display) -> Failure {
     Failure(format!("internal error: {error}"))
 }
 
-fn trapped(error: wasmtime::Error) -> Failure {
+fn trapped(error: wasmtime::Error, store: &Store<CallState>) -> Failure {
+    if store.data().limits.refused {
+        return Failure(format!(
+            "the request needed more than its {} MiB of memory and was stopped",
+            MEMORY_LIMIT_BYTES >> 20
+        ));
+    }
     match error.downcast_ref::<Trap>() {
         Some(Trap::OutOfFuel) => {
             Failure("the request used up its CPU budget and was stopped".into())
         }
         Some(Trap::StackOverflow) => {
             Failure("the request overflowed its stack and was stopped".into())
-        }
-        Some(_) if format!("{error:?}").contains("memory allocation") => {
-            Failure("the request ran out of its memory allowance and was stopped".into())
         }
         Some(trap) => Failure(format!("the request failed inside the component ({trap})")),
         None => Failure(format!("the request failed inside the component ({error})")),

@@ -1,0 +1,150 @@
+//! A raw JSON-RPC driver for the built binary, for what client libraries
+//! cannot do on purpose: cancel mid-dialog, send garbage, load the probe
+//! component, watch exit codes.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+pub const BINARY: &str = env!("CARGO_BIN_EXE_rustpad-mcp");
+
+/// The test-only probe component (built by `make build`).
+pub fn probe_component() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/guest/wasm32-wasip2/wasm/probe_guest.wasm")
+}
+
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    errors: Receiver<String>,
+}
+
+fn pipe_lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (sender, receiver) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(reader).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+impl Server {
+    pub fn start(env: &[(&str, &str)], args: &[&str]) -> Server {
+        let mut command = Command::new(BINARY);
+        command
+            .args(args)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env(
+                "RUSTPAD_MCP_CACHE_DIR",
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/component-cache"),
+            )
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().expect("the binary starts");
+        let lines = pipe_lines(child.stdout.take().unwrap());
+        let errors = pipe_lines(child.stderr.take().unwrap());
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            errors,
+        }
+    }
+
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn send(&mut self, message: Value) {
+        self.send_line(&message.to_string());
+    }
+
+    /// The next message on stdout, or None after `wait`.
+    pub fn next(&self, wait: Duration) -> Option<Value> {
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => Some(serde_json::from_str(&line).expect("stdout carries only JSON-RPC")),
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    pub fn expect(&self) -> Value {
+        self.next(Duration::from_secs(30))
+            .expect("an answer within 30 s")
+    }
+
+    pub fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.expect();
+            if message["id"] == json!(id) && message.get("method").is_none() {
+                return message;
+            }
+        }
+    }
+
+    pub fn initialize(&mut self, capabilities: Value) -> Value {
+        let reply = self.request(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": {"name": "raw", "version": "1"}}),
+        );
+        self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        reply
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    pub fn wait(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let deadline = std::time::Instant::now() + limit;
+        while std::time::Instant::now() < deadline {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Everything written to stderr so far.
+    pub fn stderr(&self) -> Vec<String> {
+        std::thread::sleep(Duration::from_millis(50));
+        self.errors.try_iter().collect()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The outcome text of a probe request.
+pub fn probe(server: &mut Server, id: u64, what: &str, params: Value) -> Value {
+    server.request(id, &format!("probe/{what}"), params)
+}

@@ -1,0 +1,112 @@
+//! The stdio transport: framing, cancellation, shutdown.
+
+mod common;
+
+use std::time::Duration;
+
+use common::Server;
+use rustpad_test_server::{ServerOptions, TestServer};
+use serde_json::json;
+
+#[test]
+fn answers_pending_requests_then_exits_on_stdin_eof() {
+    let mut server = Server::start(&[], &[]);
+    server.send(json!({"jsonrpc":"2.0","id":1,"method":"ping"}));
+    server.close_stdin();
+    assert_eq!(server.expect()["id"], 1);
+    let status = server
+        .wait(Duration::from_secs(10))
+        .expect("exits after stdin closes");
+    assert!(status.success());
+}
+
+#[test]
+fn exits_zero_on_sigterm() {
+    let mut server = Server::start(&[], &[]);
+    server.initialize(json!({}));
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &server.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = server
+        .wait(Duration::from_secs(10))
+        .expect("exits on SIGTERM");
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn garbage_gets_a_parse_error_and_the_server_goes_on() {
+    let mut server = Server::start(&[], &[]);
+    server.send_line("{this is not json");
+    let reply = server.expect();
+    assert_eq!(reply["error"]["code"], -32700);
+    assert_eq!(reply["id"], serde_json::Value::Null);
+    server.send_line(&"x".repeat(17 << 20));
+    assert_eq!(server.expect()["error"]["code"], -32600);
+    let ping = server.request(2, "ping", json!({}));
+    assert_eq!(ping["result"], json!({}));
+}
+
+#[test]
+fn stdout_carries_only_protocol_and_notices_go_to_stderr() {
+    let mut server = Server::start(&[("ELICITATION", "false")], &[]);
+    server.initialize(json!({}));
+    let notices = server.stderr();
+    let off: Vec<_> = notices
+        .iter()
+        .filter(|l| l.starts_with("rustpad-mcp: ELICITATION"))
+        .collect();
+    assert_eq!(
+        off,
+        ["rustpad-mcp: ELICITATION=false — guarded tools fall back to the two-call token"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_cancelled_request_gets_no_answer_and_others_proceed() {
+    let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
+    rustpad.set_mode("silent", "never-answer").unwrap();
+    let url = rustpad.url();
+    let mut server = Server::start(&[("RUSTPAD_URL", url.as_str())], &[]);
+    server.initialize(json!({}));
+    server.send(json!({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_document_info","arguments":{"id":"silent"}}}));
+    std::thread::sleep(Duration::from_millis(300));
+    server.send(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"test"}}));
+    let ping = server.request(8, "ping", json!({}));
+    assert_eq!(ping["result"], json!({}));
+    // The socket session would give up after 20 s; nothing may arrive for id 7 meanwhile.
+    assert_eq!(server.next(Duration::from_secs(25)), None);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_redirect_is_never_followed() {
+    let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
+    let elsewhere = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    elsewhere.set_nonblocking(true).unwrap();
+    let target = format!(
+        "http://127.0.0.1:{}/api/text/x",
+        elsewhere.local_addr().unwrap().port()
+    );
+    rustpad
+        .set_mode("moved", &format!("http-redirect:{target}"))
+        .unwrap();
+    let url = rustpad.url();
+    let mut server = Server::start(&[("RUSTPAD_URL", url.as_str())], &[]);
+    server.initialize(json!({}));
+    let reply = server.request(
+        1,
+        "tools/call",
+        json!({"name":"get_document","arguments":{"id":"moved"}}),
+    );
+    let text = reply["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(reply["result"]["isError"], true);
+    assert!(
+        text.contains("redirect") && text.contains("not followed"),
+        "{text}"
+    );
+    assert!(
+        elsewhere.accept().is_err(),
+        "the redirect target was contacted"
+    );
+}
