@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use rustpad_test_server::misbehave::MODE_NAMES;
-use rustpad_test_server::typist::{Typist, TypistOptions};
+use rustpad_test_server::typist::{Typist, TypistOptions, splits_occurrence};
 use rustpad_test_server::{ServerOptions, serve};
 use tokio::net::TcpListener;
 
@@ -18,6 +18,7 @@ USAGE:
     rustpad-test-server [--port N] [--bind ADDR] [--verbose]
     rustpad-test-server type --url ws://HOST:PORT/api/socket/ID [--seed S] [--count N]
                              [--delay-us D] [--settle-ms M] [--name NAME]
+                             [--avoid STRING]...
 
 SERVER OPTIONS:
     --port N       TCP port; 0 (the default) picks a free one
@@ -43,6 +44,9 @@ TYPE OPTIONS:
     --delay-us D   pause between keystrokes in microseconds (default 1000)
     --settle-ms M  quiet time to wait for after the last ack (default 300)
     --name NAME    name sent in ClientInfo (default typist)
+    --avoid STRING never type strictly inside an occurrence of STRING in the typist's current
+                   text (its edges are fine); repeat for several strings. A keystroke with no
+                   allowed position is counted as skipped
 
     Prints a JSON report: identity, typed (strings in order), skipped, final_text, revision.
 
@@ -55,7 +59,7 @@ enum Command {
         port: u16,
         verbose: bool,
     },
-    Type(TypistOptions),
+    Type(TypistOptions, Vec<String>),
     Help,
 }
 
@@ -69,6 +73,7 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
     let mut bind = "127.0.0.1".to_owned();
     let mut port = 0;
     let mut verbose = false;
+    let mut avoid = Vec::new();
     while let Some(flag) = args.next() {
         if flag == "-h" || flag == "--help" {
             return Ok(Command::Help);
@@ -85,6 +90,7 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
                 "--delay-us",
                 "--settle-ms",
                 "--name",
+                "--avoid",
             ]
         } else {
             &["--bind", "--port"]
@@ -110,6 +116,12 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
             (true, "--delay-us") => options.delay = Duration::from_micros(number()?),
             (true, "--settle-ms") => options.settle = Duration::from_millis(number()?),
             (true, "--name") => options.name = value,
+            (true, "--avoid") => {
+                if value.is_empty() {
+                    return Err("--avoid needs a non-empty string".into());
+                }
+                avoid.push(value);
+            }
             _ => unreachable!("checked against the known options"),
         }
     }
@@ -123,7 +135,7 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
     if options.url.is_empty() {
         return Err("type needs --url".into());
     }
-    Ok(Command::Type(options))
+    Ok(Command::Type(options, avoid))
 }
 
 fn main() -> ExitCode {
@@ -158,7 +170,7 @@ fn main() -> ExitCode {
                 port,
                 verbose,
             } => run_server(&bind, port, verbose).await,
-            Command::Type(options) => run_typist(options).await,
+            Command::Type(options, avoid) => run_typist(options, avoid).await,
             Command::Help => Ok(()),
         }
     });
@@ -211,11 +223,16 @@ async fn shutdown_signal() {
     }
 }
 
-async fn run_typist(options: TypistOptions) -> Result<(), String> {
-    let report = Typist::new(options)
-        .run()
-        .await
-        .map_err(|e| e.to_string())?;
+async fn run_typist(options: TypistOptions, avoid: Vec<String>) -> Result<(), String> {
+    let mut typist = Typist::new(options);
+    if !avoid.is_empty() {
+        typist = typist.only_where(move |text, position| {
+            !avoid
+                .iter()
+                .any(|needle| splits_occurrence(text, position, needle))
+        });
+    }
+    let report = typist.run().await.map_err(|e| e.to_string())?;
     let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
     println!("{json}");
     Ok(())

@@ -287,6 +287,31 @@ impl Typist {
     }
 }
 
+/// Whether inserting at code-point `position` of `text` would land strictly inside an occurrence
+/// of `needle` (overlapping occurrences included): some occurrence starts before `position` and
+/// ends after it. Positions at either edge of an occurrence are fine. An empty needle has no
+/// inside.
+pub fn splits_occurrence(text: &str, position: usize, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let Some(at) = text
+        .char_indices()
+        .map(|(index, _)| index)
+        .chain(std::iter::once(text.len()))
+        .nth(position)
+    else {
+        return false;
+    };
+    // An occurrence that straddles `at` starts within the needle's length before it.
+    let earliest = at.saturating_sub(needle.len() - 1);
+    (earliest..at).any(|start| {
+        text.is_char_boundary(start)
+            && text[start..].starts_with(needle)
+            && start + needle.len() > at
+    })
+}
+
 type ClientSocket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
@@ -418,6 +443,28 @@ mod tests {
             other => panic!("expected the buffered edit, got {other:?}"),
         }
         assert!(!client.is_settled());
+    }
+
+    #[test]
+    fn splits_occurrence_allows_only_the_edges() {
+        let text = "ab<%>c🎉<%>";
+        // Code points: a0 b1 <2 %3 >4 c5 🎉6 <7 %8 >9, length 10.
+        let inside: Vec<usize> = (0..=10)
+            .filter(|&p| splits_occurrence(text, p, "<%>"))
+            .collect();
+        assert_eq!(inside, vec![3, 4, 8, 9]);
+        assert!(!splits_occurrence(text, 3, ""));
+        assert!(!splits_occurrence(text, 11, "<%>"));
+        // Overlapping occurrences count too.
+        let inside: Vec<usize> = (0..=4)
+            .filter(|&p| splits_occurrence("aaaa", p, "aa"))
+            .collect();
+        assert_eq!(inside, vec![1, 2, 3]);
+        // Multi-byte needles are matched on character boundaries only.
+        let inside: Vec<usize> = (0..=4)
+            .filter(|&p| splits_occurrence("x🎉🎉y", p, "🎉🎉"))
+            .collect();
+        assert_eq!(inside, vec![2]);
     }
 
     #[test]

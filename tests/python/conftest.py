@@ -1,0 +1,420 @@
+"""Shared harness for the end-to-end tests of rustpad-mcp.
+
+- One test Rustpad server (tests/rustpad-server) per session, on a free loopback port.
+- Helpers to seed pads, pick a misbehaviour mode, read a pad and the raw frames clients sent.
+- `open_client`: an MCP client (the official Python SDK) over stdio on the real binary, in a
+  chosen protocol mode and with a minimal, explicit environment.
+- `run_server`: the binary as a plain subprocess, for startup checks (exit status, stderr) and
+  for raw JSON-RPC exchanges the SDK does not expose.
+
+Binaries: RUSTPAD_MCP_BIN and RUSTPAD_TEST_SERVER_BIN, by default target/release/... in the
+workspace. Nothing here asserts on time: deadlines below only stop a hung test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.types import CallToolResult
+
+ROOT = Path(__file__).resolve().parents[2]
+MCP_BIN = Path(os.environ.get("RUSTPAD_MCP_BIN") or ROOT / "target/release/rustpad-mcp")
+TEST_SERVER_BIN = Path(
+    os.environ.get("RUSTPAD_TEST_SERVER_BIN") or ROOT / "target/release/rustpad-test-server"
+)
+# Shared by every spawn, so the component is compiled once per build rather than per test
+# (the Makefile exports its own choice).
+CACHE_DIR = Path(
+    os.environ.get("RUSTPAD_MCP_CACHE_DIR") or ROOT / "target" / "rustpad-mcp-test-cache"
+)
+
+# Only guards against a hang; generous enough for a loaded 2-core machine.
+HANG_GUARD_SECONDS = 120
+
+# Rustpad's document limit in code points.
+MAX_DOCUMENT_CHARS = 262_144
+
+# The eras a client can speak: legacy = the 2025-11-25 initialize handshake; auto = the SDK's
+# server/discover probe, which settles on 2026-07-28 with this server.
+ERAS = ["legacy", "auto"]
+
+_UNSET = object()
+
+
+def _require(path: Path, variable: str) -> str:
+    if not path.is_file():
+        pytest.exit(
+            f"{path} does not exist: build it with `cargo build --release -p rustpad-mcp "
+            f"-p rustpad-test-server`, or point {variable} at it",
+            returncode=3,
+        )
+    return str(path)
+
+
+def minimal_env(**variables: str | None) -> dict[str, str]:
+    """PATH and HOME, the shared compile cache, plus `variables` (None drops a variable)."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "RUSTPAD_MCP_CACHE_DIR": str(CACHE_DIR),
+    }
+    for name, value in variables.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+# ---------------------------------------------------------------------------------------------
+# The test Rustpad server
+# ---------------------------------------------------------------------------------------------
+
+
+class RustpadServer:
+    """A running tests/rustpad-server and its /_test controls."""
+
+    def __init__(self, binary: str):
+        self.process = subprocess.Popen(
+            [binary, "--port", "0"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline().strip()
+        match = re.fullmatch(r"listening on (http://127\.0\.0\.1:(\d+))", line)
+        if not match:
+            self.process.kill()
+            raise RuntimeError(f"the test server did not start: first line {line!r}")
+        self.url = match.group(1)
+        self.port = int(match.group(2))
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    # -- raw HTTP ------------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
+        req = urllib.request.Request(self.url + path, data=body, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=60) as response:
+                return response.status, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
+
+    def _control(self, method: str, path: str, body: bytes | None = None) -> bytes:
+        status, data = self.request(method, path, body)
+        if status != 200:
+            raise RuntimeError(f"{method} {path} answered {status}: {data[:500]!r}")
+        return data
+
+    # -- controls ------------------------------------------------------------------------------
+
+    def seed(
+        self,
+        pad: str,
+        text: str | None = None,
+        *,
+        ops: int = 0,
+        char: str | None = None,
+        language: str | None = None,
+    ) -> dict[str, int]:
+        """Replaces pad `pad` with `text` (one history entry) plus `ops` one-`char` inserts."""
+        body: dict[str, Any] = {"ops": ops}
+        if text is not None:
+            body["text"] = text
+        if char is not None:
+            body["char"] = char
+        if language is not None:
+            body["language"] = language
+        data = self._control("POST", f"/_test/seed/{pad}", json.dumps(body).encode())
+        return json.loads(data)
+
+    def set_mode(self, pad: str, mode: str) -> None:
+        self._control("PUT", f"/_test/mode/{pad}", mode.encode())
+
+    def raw_log(self, pad: str) -> list[str]:
+        """Every text frame clients sent on pad `pad`, in arrival order."""
+        return json.loads(self._control("GET", f"/_test/log/{pad}"))
+
+    def log(self, pad: str) -> list[Any]:
+        """The frames of `raw_log`, parsed."""
+        return [json.loads(frame) for frame in self.raw_log(pad)]
+
+    def text(self, pad: str) -> str:
+        """The pad's text as upstream's /api/text serves it (bypassing any mode is not possible)."""
+        return self._control("GET", f"/api/text/{pad}").decode("utf-8")
+
+    def stats(self) -> dict[str, Any]:
+        return json.loads(self._control("GET", "/api/stats"))
+
+    def socket_url(self, pad: str) -> str:
+        return f"ws://127.0.0.1:{self.port}/api/socket/{pad}"
+
+    def share_link(self, pad: str) -> str:
+        return f"{self.url}/#{pad}"
+
+    # -- the typist ----------------------------------------------------------------------------
+
+    def typist_command(
+        self,
+        pad: str,
+        *,
+        seed: int = 1,
+        count: int = 20,
+        delay_us: int = 1000,
+        settle_ms: int | None = None,
+        name: str | None = None,
+        avoid: Iterable[str] = (),
+    ) -> list[str]:
+        command = [
+            str(TEST_SERVER_BIN),
+            "type",
+            "--url",
+            self.socket_url(pad),
+            "--seed",
+            str(seed),
+            "--count",
+            str(count),
+            "--delay-us",
+            str(delay_us),
+        ]
+        if settle_ms is not None:
+            command += ["--settle-ms", str(settle_ms)]
+        if name is not None:
+            command += ["--name", name]
+        for needle in avoid:
+            command += ["--avoid", needle]
+        return command
+
+    async def type(self, pad: str, **options: Any) -> dict[str, Any]:
+        """Runs the typist CLI to completion and returns its JSON report."""
+        command = self.typist_command(pad, **options)
+        with anyio.fail_after(HANG_GUARD_SECONDS):
+            done = await anyio.run_process(command, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"the typist failed ({done.returncode}): {done.stderr.decode(errors='replace')}"
+            )
+        return json.loads(done.stdout)
+
+    async def wait_for_frame(self, pad: str, predicate: Any) -> Any:
+        """Polls the pad's client log until a frame satisfies `predicate`; returns that frame."""
+        with anyio.fail_after(HANG_GUARD_SECONDS):
+            while True:
+                frames = await anyio.to_thread.run_sync(self.log, pad)
+                for frame in frames:
+                    if predicate(frame):
+                        return frame
+                await anyio.sleep(0.005)
+
+
+def client_info_named(name: str):
+    """A predicate for `ClientInfo` frames that announce `name`."""
+
+    def matches(frame: Any) -> bool:
+        return (
+            isinstance(frame, dict)
+            and isinstance(frame.get("ClientInfo"), dict)
+            and frame["ClientInfo"].get("name") == name
+        )
+
+    return matches
+
+
+def frame_kinds(frames: list[Any]) -> list[str]:
+    """The message type of each frame (`Edit`, `ClientInfo`, `CursorData`, ...)."""
+    return [
+        next(iter(frame)) if isinstance(frame, dict) and frame else repr(frame) for frame in frames
+    ]
+
+
+@pytest.fixture(scope="session")
+def rustpad() -> Iterable[RustpadServer]:
+    _require(MCP_BIN, "RUSTPAD_MCP_BIN")
+    server = RustpadServer(_require(TEST_SERVER_BIN, "RUSTPAD_TEST_SERVER_BIN"))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def pad_id_for(label: str) -> str:
+    """A fresh pad id that still says which test made it."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-.")[:60] or "pad"
+    return f"{base}-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def pad(request: pytest.FixtureRequest) -> str:
+    """A pad id no other test uses."""
+    return pad_id_for(request.node.name)
+
+
+@pytest.fixture
+def new_pad(request: pytest.FixtureRequest):
+    """A factory of further unique pad ids for the same test."""
+    return lambda suffix="": pad_id_for(f"{request.node.name}-{suffix}")
+
+
+# ---------------------------------------------------------------------------------------------
+# MCP clients
+# ---------------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def mcp_client(
+    mode: str = "legacy",
+    env: Mapping[str, str] | None = None,
+    **client_options: Any,
+) -> AsyncIterator[Client]:
+    """An SDK client on the rustpad-mcp binary with exactly `env` (see `minimal_env`).
+
+    The SDK adds its usual safe variables (HOME, PATH, USER, ...) and nothing else; the host
+    hands the component only RUSTPAD_* and ELICITATION anyway.
+    """
+    parameters = StdioServerParameters(
+        command=_require(MCP_BIN, "RUSTPAD_MCP_BIN"),
+        args=[],
+        env=dict(env if env is not None else minimal_env()),
+    )
+    # (No deadline around the context itself: a cancel scope must not straddle the client's
+    # task groups. Calls made through `call` have their own.)
+    async with Client(parameters, mode=mode, **client_options) as client:
+        yield client
+
+
+@pytest.fixture
+def open_client(rustpad: RustpadServer):
+    """`open_client(mode, **env)`: a client whose server targets the test Rustpad.
+
+    Pass RUSTPAD_URL=None to start it unconfigured.
+    """
+
+    def open_(mode: str = "legacy", **variables: str | None):
+        variables.setdefault("RUSTPAD_URL", rustpad.url)
+        return mcp_client(mode, minimal_env(**variables))
+
+    return open_
+
+
+async def call(
+    client: Client, tool: str, arguments: dict[str, Any] | None = None
+) -> CallToolResult:
+    with anyio.fail_after(HANG_GUARD_SECONDS):
+        return await client.call_tool(tool, arguments if arguments is not None else {})
+
+
+def text_of(result: CallToolResult) -> str:
+    """The single text block of a result."""
+    assert len(result.content) == 1, result.content
+    block = result.content[0]
+    assert block.type == "text", block
+    return block.text
+
+
+def ok(result: CallToolResult) -> dict[str, Any]:
+    """Asserts success and returns the structured content."""
+    assert not result.is_error, text_of(result)
+    assert isinstance(result.structured_content, dict), result
+    return result.structured_content
+
+
+def failed(result: CallToolResult) -> str:
+    """Asserts an isError result and returns its message."""
+    assert result.is_error, f"expected an error, got {result.structured_content!r}"
+    assert result.structured_content is None
+    return text_of(result)
+
+
+# ---------------------------------------------------------------------------------------------
+# The binary as a plain process
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+    def response(self, request_id: Any) -> dict[str, Any]:
+        for message in self.messages:
+            if message.get("id") == request_id:
+                return message
+        raise AssertionError(f"no response with id {request_id!r} in {self.messages!r}")
+
+
+def run_server(env: Mapping[str, str], messages: Iterable[Mapping[str, Any]] = ()) -> Run:
+    """Runs the binary with exactly `env`, writes `messages` (JSON-RPC) and closes stdin.
+
+    The server answers what it was sent and exits at end of input; a configuration it refuses
+    stops it before it reads anything.
+    """
+    payload = "".join(json.dumps(message) + "\n" for message in messages)
+    done = subprocess.run(
+        [_require(MCP_BIN, "RUSTPAD_MCP_BIN")],
+        input=payload,
+        env=dict(env),
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_SECONDS,
+    )
+    parsed = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    return Run(done.returncode, done.stdout, done.stderr, parsed)
+
+
+def initialize_message(request_id: Any = 0, version: str = "2025-11-25") -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "e2e", "version": "0"},
+        },
+    }
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def legacy_session(*requests: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """initialize + initialized, then `requests`."""
+    return [initialize_message(), INITIALIZED, *requests]
+
+
+def request(
+    request_id: Any, method: str, params: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = dict(params)
+    return message

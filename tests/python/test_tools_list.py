@@ -1,0 +1,125 @@
+"""tools/list: the eight tools in catalogue order, their annotations and their schemas, the same
+in both eras."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ERAS
+
+pytestmark = pytest.mark.anyio
+
+ORDER = [
+    "get_document",
+    "get_document_info",
+    "get_stats",
+    "create_document",
+    "set_document",
+    "append_to_document",
+    "replace_in_document",
+    "set_language",
+]
+
+# (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), as in tools/catalogue.rs.
+HINTS = {
+    "get_document": (True, False, True, False),
+    "get_document_info": (True, False, True, False),
+    "get_stats": (True, False, True, False),
+    "create_document": (False, False, True, False),
+    "set_document": (False, True, True, False),
+    "append_to_document": (False, False, False, False),
+    "replace_in_document": (False, True, False, False),
+    "set_language": (False, False, True, False),
+}
+
+REQUIRED_INPUTS = {
+    "get_document": ["id"],
+    "get_document_info": ["id"],
+    "get_stats": [],
+    "create_document": [],
+    "set_document": ["id", "text"],
+    "append_to_document": ["id", "text"],
+    "replace_in_document": ["id", "search", "replace"],
+    "set_language": ["id", "language"],
+}
+
+WRITE_RESULT_FIELDS = {"id", "url", "characters", "note"}
+
+
+@pytest.fixture(params=ERAS)
+async def tools(request, open_client):
+    async with open_client(request.param) as client:
+        listing = await client.list_tools()
+        assert listing.next_cursor is None
+        yield listing.tools
+
+
+async def test_eight_tools_in_catalogue_order(tools):
+    assert [tool.name for tool in tools] == ORDER
+
+
+async def test_every_tool_declares_all_four_hints_with_the_catalogue_values(tools):
+    for tool in tools:
+        annotations = tool.annotations
+        assert annotations is not None, tool.name
+        declared = (
+            annotations.read_only_hint,
+            annotations.destructive_hint,
+            annotations.idempotent_hint,
+            annotations.open_world_hint,
+        )
+        assert declared == HINTS[tool.name], tool.name
+        assert tool.title, tool.name
+        assert tool.description, tool.name
+
+
+async def test_input_schemas_are_closed_objects(tools):
+    for tool in tools:
+        schema = tool.input_schema
+        assert schema["type"] == "object", tool.name
+        assert schema["additionalProperties"] is False, tool.name
+        assert isinstance(schema.get("properties"), dict), tool.name
+        assert sorted(schema.get("required", [])) == sorted(REQUIRED_INPUTS[tool.name]), tool.name
+        for name in schema.get("required", []):
+            assert name in schema["properties"], (tool.name, name)
+    by_name = {tool.name: tool for tool in tools}
+    assert by_name["get_stats"].input_schema["properties"] == {}
+    id_schema = by_name["get_document"].input_schema["properties"]["id"]
+    assert id_schema["type"] == "string"
+    assert id_schema["maxLength"] == 100
+    assert id_schema["pattern"] == "^[A-Za-z0-9._-]+$"
+    text_schema = by_name["append_to_document"].input_schema["properties"]["text"]
+    assert text_schema["maxLength"] == 262_144
+    assert text_schema["minLength"] == 1
+    replace_all = by_name["replace_in_document"].input_schema["properties"]["replace_all"]
+    assert replace_all["type"] == "boolean"
+
+
+async def test_output_schemas_are_closed_objects(tools):
+    for tool in tools:
+        schema = tool.output_schema
+        assert schema is not None, tool.name
+        assert schema["type"] == "object", tool.name
+        assert schema["additionalProperties"] is False, tool.name
+        for name in schema.get("required", []):
+            assert name in schema["properties"], (tool.name, name)
+        untrusted = "untrusted" in schema["properties"]
+        # Exactly the two tools that relay pad content mark it untrusted.
+        assert untrusted == (tool.name in ("get_document", "get_document_info")), tool.name
+        if untrusted:
+            assert schema["properties"]["untrusted"] == {"const": True}
+            assert schema["properties"]["source"] == {"const": "rustpad"}
+            assert {"untrusted", "source", "id"} <= set(schema["required"])
+        if not HINTS[tool.name][0]:
+            assert WRITE_RESULT_FIELDS <= set(schema["required"]), tool.name
+    by_name = {tool.name: tool for tool in tools}
+    document = by_name["get_document"].output_schema["properties"]
+    assert document["truncated"]["required"] == ["shown", "total"]
+    assert document["empty"] == {"const": True}
+    stats = by_name["get_stats"].output_schema
+    assert set(stats["required"]) == {
+        "start_time",
+        "start_time_iso",
+        "num_documents",
+        "database_size",
+    }
