@@ -12,7 +12,13 @@ use std::process::Command;
 
 fn main() {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("set by cargo")).join("..");
-    for input in ["guest/src", "guest/Cargo.toml", "wit", "Cargo.lock"] {
+    for input in [
+        "guest/src",
+        "guest/Cargo.toml",
+        "wit",
+        "Cargo.lock",
+        "Cargo.toml",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(input).display());
     }
     println!("cargo:rerun-if-env-changed=GUEST_WASM");

@@ -1,12 +1,16 @@
 //! Operations as Rustpad sends and accepts them, and the document they build.
 //!
 //! Incoming operations are parsed strictly (integers only, no zero-length
-//! parts, no lengths beyond what any document could hold) and applied to a
-//! rope, so folding a long history costs a few logarithmic steps per edit
-//! rather than a copy of the document per edit. Outgoing operations are built
+//! parts, no lengths beyond what any document could hold), borrowing their
+//! text from the frame. A [`Document`] folds them either as lengths alone
+//! (enough to inspect, append or set a language, and as strict) or into a
+//! rope when the text itself is needed, so folding a long history costs a few
+//! logarithmic steps per edit rather than a copy of the document per edit.
+//! Outgoing operations are built
 //! with the `operational-transform` crate, which Rustpad itself uses, so our
 //! wire format is its wire format.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use operational_transform::OperationSeq;
@@ -22,25 +26,25 @@ const MAX_PART: u64 = 2 * MAX_DOCUMENT_CHARS as u64;
 
 /// One part of an operation, in code points.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Part {
+pub enum Part<'a> {
     Retain(u64),
     Delete(u64),
-    Insert(String),
+    Insert(Cow<'a, str>),
 }
 
 /// A whole-document operation as received from Rustpad.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Operation(pub Vec<Part>);
+pub struct Operation<'a>(pub Vec<Part<'a>>);
 
-impl<'de> Deserialize<'de> for Part {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Part, D::Error> {
+impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Part<'a>, D::Error> {
         struct PartVisitor;
-        impl Visitor<'_> for PartVisitor {
-            type Value = Part;
+        impl<'de> Visitor<'de> for PartVisitor {
+            type Value = Part<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a non-zero integer or a non-empty string")
             }
-            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Part, E> {
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Part<'de>, E> {
                 match n {
                     0 => Err(E::custom("an operation contains a zero-length part")),
                     n if n > MAX_PART => {
@@ -49,7 +53,7 @@ impl<'de> Deserialize<'de> for Part {
                     n => Ok(Part::Retain(n)),
                 }
             }
-            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Part, E> {
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Part<'de>, E> {
                 match n {
                     0.. => self.visit_u64(n as u64),
                     n if n.unsigned_abs() > MAX_PART => {
@@ -58,32 +62,36 @@ impl<'de> Deserialize<'de> for Part {
                     n => Ok(Part::Delete(n.unsigned_abs())),
                 }
             }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Part, E> {
-                if s.is_empty() {
-                    return Err(E::custom("an operation contains a zero-length part"));
-                }
-                Ok(Part::Insert(s.to_owned()))
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Part<'de>, E> {
+                insert(Cow::Borrowed(s))
             }
-            fn visit_string<E: de::Error>(self, s: String) -> Result<Part, E> {
-                if s.is_empty() {
-                    return Err(E::custom("an operation contains a zero-length part"));
-                }
-                Ok(Part::Insert(s))
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Part<'de>, E> {
+                insert(Cow::Owned(s.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, s: String) -> Result<Part<'de>, E> {
+                insert(Cow::Owned(s))
             }
         }
         deserializer.deserialize_any(PartVisitor)
     }
 }
 
-impl<'de> Deserialize<'de> for Operation {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Operation, D::Error> {
+fn insert<E: de::Error>(text: Cow<'_, str>) -> Result<Part<'_>, E> {
+    if text.is_empty() {
+        return Err(E::custom("an operation contains a zero-length part"));
+    }
+    Ok(Part::Insert(text))
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Operation<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Operation<'a>, D::Error> {
         struct OperationVisitor;
         impl<'de> Visitor<'de> for OperationVisitor {
-            type Value = Operation;
+            type Value = Operation<'de>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("an array of operation parts")
             }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Operation, A::Error> {
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Operation<'de>, A::Error> {
                 let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(16));
                 while let Some(part) = seq.next_element()? {
                     parts.push(part);
@@ -95,24 +103,40 @@ impl<'de> Deserialize<'de> for Operation {
     }
 }
 
-/// A pad's text as folded from its history.
+/// A pad as folded from its history: always its length, and its text when
+/// it was asked to keep it.
 #[derive(Debug, Default)]
 pub struct Document {
-    rope: Rope,
+    length: usize,
+    text: Option<Rope>,
 }
 
 impl Document {
+    /// A document that folds lengths only.
+    pub fn lengths_only() -> Document {
+        Document::default()
+    }
+
+    /// A document that also keeps the text.
+    pub fn with_text() -> Document {
+        Document {
+            length: 0,
+            text: Some(Rope::new()),
+        }
+    }
+
     /// Length in code points, as Rustpad counts.
     pub fn len(&self) -> usize {
-        self.rope.len_chars()
+        self.length
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.length == 0
     }
 
-    pub fn text(&self) -> String {
-        self.rope.to_string()
+    /// The text, when this document keeps it.
+    pub fn text(&self) -> Option<String> {
+        self.text.as_ref().map(Rope::to_string)
     }
 
     /// Applies one operation, checking it covers the document exactly and
@@ -140,13 +164,17 @@ impl Document {
                 "an operation makes the document {target} characters long, above Rustpad's limit of {MAX_DOCUMENT_CHARS}"
             ));
         }
+        self.length = target as usize;
+        let Some(rope) = &mut self.text else {
+            return Ok(());
+        };
         let mut at = 0usize;
         for part in &operation.0 {
             match part {
                 Part::Retain(n) => at += *n as usize,
-                Part::Delete(n) => self.rope.remove(at..at + *n as usize),
+                Part::Delete(n) => rope.remove(at..at + *n as usize),
                 Part::Insert(s) => {
-                    self.rope.insert(at, s);
+                    rope.insert(at, s);
                     at += s.chars().count();
                 }
             }
@@ -210,8 +238,12 @@ pub fn find_literal(text: &str, search: &str) -> Vec<(usize, usize)> {
 mod tests {
     use super::*;
 
-    fn op(json: &str) -> Result<Operation, serde_json::Error> {
+    fn op(json: &str) -> Result<Operation<'_>, serde_json::Error> {
         serde_json::from_str(json)
+    }
+
+    fn text(doc: &Document) -> String {
+        doc.text().unwrap()
     }
 
     #[test]
@@ -240,18 +272,18 @@ mod tests {
 
     #[test]
     fn folds_in_code_points() {
-        let mut doc = Document::default();
+        let mut doc = Document::with_text();
         doc.apply(&op(r#"["h🎉e🎉l👨‍👨‍👦‍👦lo"]"#).unwrap()).unwrap();
         assert_eq!(doc.len(), 14);
         doc.apply(&op(r#"[2,"X",-1,11]"#).unwrap()).unwrap();
-        assert_eq!(doc.text(), "h🎉X🎉l👨‍👨‍👦‍👦lo");
+        assert_eq!(text(&doc), "h🎉X🎉l👨‍👨‍👦‍👦lo");
         doc.apply(&op("[-14]").unwrap()).unwrap();
         assert!(doc.is_empty());
     }
 
     #[test]
     fn refuses_ops_that_do_not_cover_the_document() {
-        let mut doc = Document::default();
+        let mut doc = Document::with_text();
         doc.apply(&op(r#"["ab"]"#).unwrap()).unwrap();
         assert!(
             doc.apply(&op(r#"["c"]"#).unwrap())
@@ -259,7 +291,11 @@ mod tests {
                 .contains("covers 0")
         );
         assert!(doc.apply(&op("[5]").unwrap()).is_err());
-        assert_eq!(doc.text(), "ab");
+        assert_eq!(text(&doc), "ab");
+        let mut lengths = Document::lengths_only();
+        lengths.apply(&op(r#"["ab"]"#).unwrap()).unwrap();
+        assert!(lengths.apply(&op("[5]").unwrap()).is_err());
+        assert_eq!((lengths.len(), lengths.text()), (2, None));
     }
 
     #[test]

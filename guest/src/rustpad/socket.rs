@@ -37,12 +37,14 @@ const DEADLINE_CHECK_EVERY: usize = 4096;
 const CLIENT_NAME: &str = "rustpad-mcp";
 const CLIENT_HUE: u32 = 200;
 
+/// A server message, borrowing its text from the frame.
 #[derive(Deserialize)]
-enum ServerMsg {
+enum ServerMsg<'a> {
     Identity(u64),
     History {
         start: u64,
-        operations: Vec<UserOperation>,
+        #[serde(borrow)]
+        operations: Vec<UserOperation<'a>>,
     },
     Language(String),
     UserInfo {
@@ -55,14 +57,39 @@ enum ServerMsg {
 }
 
 #[derive(Deserialize)]
-struct UserOperation {
+struct UserOperation<'a> {
     id: u64,
-    operation: Operation,
+    #[serde(borrow)]
+    operation: Operation<'a>,
 }
 
 #[derive(Deserialize)]
 struct UserInfo {
     name: String,
+}
+
+/// What a message meant, once folded into the session.
+enum Event {
+    Identity,
+    /// Edits were folded; if one of them was ours, the revision after it.
+    History {
+        ours: Option<u64>,
+    },
+    Language(String),
+    UserInfo {
+        id: u64,
+        present: bool,
+    },
+    UserCursor {
+        id: u64,
+    },
+}
+
+/// Whether a session keeps the pad's text or only its length.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Track {
+    Length,
+    Text,
 }
 
 /// What a barrier waits for.
@@ -94,15 +121,20 @@ pub struct Ack {
 impl PadSocket {
     /// Connects and establishes the snapshot without appearing in the pad.
     pub fn look(url: &RustpadUrl, id: &str) -> Result<PadSocket, ToolError> {
-        PadSocket::open(url, id, Barrier::Cursor)
+        PadSocket::open(url, id, Barrier::Cursor, Track::Length)
     }
 
     /// Connects as the named collaborator `rustpad-mcp`, ready to write.
-    pub fn join(url: &RustpadUrl, id: &str) -> Result<PadSocket, ToolError> {
-        PadSocket::open(url, id, Barrier::UserInfo)
+    pub fn join(url: &RustpadUrl, id: &str, track: Track) -> Result<PadSocket, ToolError> {
+        PadSocket::open(url, id, Barrier::UserInfo, track)
     }
 
-    fn open(url: &RustpadUrl, id: &str, barrier: Barrier) -> Result<PadSocket, ToolError> {
+    fn open(
+        url: &RustpadUrl,
+        id: &str,
+        barrier: Barrier,
+        track: Track,
+    ) -> Result<PadSocket, ToolError> {
         let deadline = Instant::now() + SNAPSHOT_TIMEOUT;
         let address = url.websocket(&format!("/api/socket/{id}"));
         let connection = Connection::connect(&address).map_err(|reason| {
@@ -115,7 +147,10 @@ impl PadSocket {
             id: id.to_string(),
             me: None,
             revision: 0,
-            document: Document::default(),
+            document: match track {
+                Track::Length => Document::lengths_only(),
+                Track::Text => Document::with_text(),
+            },
             language: None,
             users: BTreeMap::new(),
             saw_history: false,
@@ -139,12 +174,9 @@ impl PadSocket {
         };
         self.send(&message)?;
         loop {
-            let received = self.receive(deadline, "its snapshot of the pad")?;
-            let echoed = match received {
-                ServerMsg::UserCursor { id, .. } => {
-                    barrier == Barrier::Cursor && Some(id) == self.me
-                }
-                ServerMsg::UserInfo { id, info: Some(_) } => {
+            let echoed = match self.receive(deadline, "its snapshot of the pad")? {
+                Event::UserCursor { id } => barrier == Barrier::Cursor && Some(id) == self.me,
+                Event::UserInfo { id, present: true } => {
                     barrier == Barrier::UserInfo && Some(id) == self.me
                 }
                 _ => false,
@@ -185,25 +217,20 @@ impl PadSocket {
     /// Sends one whole-document edit at the current revision and waits for
     /// Rustpad to acknowledge it, folding everyone else's edits meanwhile.
     pub fn edit(&mut self, operation: serde_json::Value) -> Result<Ack, ToolError> {
-        let me = self
-            .me
-            .ok_or_else(|| ToolError::new("Rustpad never told this client its identity"))?;
-        let sent_at = self.revision;
-        self.send(&json!({ "Edit": { "revision": sent_at, "operation": operation } }))?;
+        if self.me.is_none() {
+            return Err(ToolError::new(
+                "Rustpad never told this client its identity",
+            ));
+        }
+        self.send(&json!({ "Edit": { "revision": self.revision, "operation": operation } }))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
-            let before = self.revision;
-            let received = match self.receive(deadline, "an acknowledgement of the edit") {
-                Ok(received) => received,
+            match self.receive(deadline, "an acknowledgement of the edit") {
+                Ok(Event::History {
+                    ours: Some(revision),
+                }) => return Ok(Ack { revision }),
+                Ok(_) => {}
                 Err(error) => return Err(unknown_outcome(error)),
-            };
-            if let ServerMsg::History { start, operations } = received {
-                let skipped = before.saturating_sub(start) as usize;
-                if let Some(position) = operations.iter().skip(skipped).position(|op| op.id == me) {
-                    return Ok(Ack {
-                        revision: before + position as u64 + 1,
-                    });
-                }
             }
         }
     }
@@ -213,7 +240,7 @@ impl PadSocket {
         self.send(&json!({ "SetLanguage": language }))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
-            if let ServerMsg::Language(echo) = self.receive(deadline, "the language change")? {
+            if let Event::Language(echo) = self.receive(deadline, "the language change")? {
                 if echo == language {
                     return Ok(());
                 }
@@ -231,8 +258,8 @@ impl PadSocket {
             .map_err(|reason| ToolError::new(format!("could not send to Rustpad: {reason}")))
     }
 
-    /// Reads one message, folds it into the session state and returns it.
-    fn receive(&mut self, deadline: Instant, awaiting: &str) -> Result<ServerMsg, ToolError> {
+    /// Reads one message and folds it into the session state.
+    fn receive(&mut self, deadline: Instant, awaiting: &str) -> Result<Event, ToolError> {
         let left = deadline.saturating_duration_since(Instant::now());
         let timeout_ms = left.as_millis().min(u32::MAX as u128) as u32;
         let frame = match self.connection.recv(timeout_ms) {
@@ -254,16 +281,18 @@ impl PadSocket {
                 text::clean_line(&error.to_string(), 200)
             ))
         })?;
-        drop(frame);
-        self.fold(&message, deadline)?;
-        Ok(message)
+        self.fold(message, deadline)
     }
 
-    fn fold(&mut self, message: &ServerMsg, deadline: Instant) -> Result<(), ToolError> {
-        match message {
-            ServerMsg::Identity(id) => self.me = Some(*id),
+    fn fold(&mut self, message: ServerMsg, deadline: Instant) -> Result<Event, ToolError> {
+        Ok(match message {
+            ServerMsg::Identity(id) => {
+                self.me = Some(id);
+                Event::Identity
+            }
             ServerMsg::History { start, operations } => {
-                if *start > self.revision {
+                let mut ours = None;
+                if start > self.revision {
                     return Err(ToolError::new(format!(
                         "Rustpad sent history starting at revision {start} while this client holds revision {}; the pad state cannot be trusted",
                         self.revision
@@ -284,26 +313,32 @@ impl PadSocket {
                     })?;
                     self.revision += 1;
                     self.saw_history = true;
+                    if Some(entry.id) == self.me {
+                        ours = Some(self.revision);
+                    }
                 }
+                Event::History { ours }
             }
             ServerMsg::Language(language) => {
-                self.language = Some(text::clean_line(language, MAX_LABEL_CHARS));
+                self.language = Some(text::clean_line(&language, MAX_LABEL_CHARS));
+                Event::Language(language)
             }
             ServerMsg::UserInfo {
                 id,
                 info: Some(info),
             } => {
-                if self.users.len() < MAX_USERS || self.users.contains_key(id) {
+                if self.users.len() < MAX_USERS || self.users.contains_key(&id) {
                     self.users
-                        .insert(*id, text::clean_line(&info.name, MAX_LABEL_CHARS));
+                        .insert(id, text::clean_line(&info.name, MAX_LABEL_CHARS));
                 }
+                Event::UserInfo { id, present: true }
             }
             ServerMsg::UserInfo { id, info: None } => {
-                self.users.remove(id);
+                self.users.remove(&id);
+                Event::UserInfo { id, present: false }
             }
-            ServerMsg::UserCursor { .. } => {}
-        }
-        Ok(())
+            ServerMsg::UserCursor { id } => Event::UserCursor { id },
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use crate::config::RustpadUrl;
 use crate::guard::{self, Guard, Proposal, seal};
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::ot::{Builder, find_literal};
-use crate::rustpad::socket::PadSocket;
+use crate::rustpad::socket::{PadSocket, Track};
 use crate::text::{MAX_DOCUMENT_CHARS, char_len};
 
 /// Length of generated pad ids, from `[a-z0-9]`.
@@ -22,12 +22,21 @@ const GENERATED_ID_CHARS: usize = 12;
 fn with_session<T>(
     url: &RustpadUrl,
     id: &str,
+    track: Track,
     work: impl FnOnce(&mut PadSocket) -> Result<T, ToolError>,
 ) -> Result<T, ToolError> {
-    let mut socket = PadSocket::join(url, id)?;
+    let mut socket = PadSocket::join(url, id, track)?;
     let outcome = work(&mut socket);
     socket.close();
     outcome
+}
+
+/// The pad's text, from a session that was opened to keep it.
+fn text_of(socket: &PadSocket) -> Result<String, ToolError> {
+    socket
+        .document()
+        .text()
+        .ok_or_else(|| ToolError::new("internal error: the session did not keep the pad's text"))
 }
 
 fn check_limit(length: usize) -> Result<(), ToolError> {
@@ -74,7 +83,7 @@ pub fn create_document(url: &RustpadUrl, args: &Args) -> ToolResult {
     };
     let text = args.optional_text("text")?.unwrap_or("");
     let language = args.language()?;
-    let characters = with_session(url, &id, |socket| {
+    let characters = with_session(url, &id, Track::Length, |socket| {
         if !socket.document().is_empty() {
             return Err(ToolError::new(format!(
                 "pad \"{id}\" already has content; use set_document to replace it or append_to_document to add to it"
@@ -110,9 +119,9 @@ pub fn set_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult 
     let text = args.text("text", 0)?;
     let new_length = char_len(text);
     let new_fingerprint = seal::fingerprint(text);
-    let (before, after, changed) = with_session(url, id, |socket| {
+    let (before, after, changed) = with_session(url, id, Track::Text, |socket| {
         let before = socket.document().len();
-        let old = socket.document().text();
+        let old = text_of(socket)?;
         if old == text {
             return Ok((before, before, false));
         }
@@ -171,7 +180,7 @@ pub fn append_to_document(url: &RustpadUrl, args: &Args) -> ToolResult {
     let id = args.id()?;
     let text = args.text("text", 1)?;
     let appended = char_len(text);
-    let after = with_session(url, id, |socket| {
+    let after = with_session(url, id, Track::Length, |socket| {
         let before = socket.document().len();
         check_limit(before + appended)?;
         let (operation, _) = Builder::new().retain(before).insert(text).finish();
@@ -203,8 +212,8 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
             "search and replace are identical, so there is nothing to change",
         ));
     }
-    let (replacements, after) = with_session(url, id, |socket| {
-        let text = socket.document().text();
+    let (replacements, after) = with_session(url, id, Track::Text, |socket| {
+        let text = text_of(socket)?;
         let matches = find_literal(&text, search);
         let count = matches.len();
         if count == 0 {
@@ -278,7 +287,7 @@ pub fn set_language(url: &RustpadUrl, args: &Args) -> ToolResult {
     let Some(language) = args.language()? else {
         return Err(ToolError::new("missing required argument \"language\""));
     };
-    let characters = with_session(url, id, |socket| {
+    let characters = with_session(url, id, Track::Length, |socket| {
         socket.set_language(language)?;
         Ok(socket.document().len())
     })?;
