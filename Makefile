@@ -8,7 +8,7 @@ PYENV     := target/pyenv
 PROBE     := target/guest/wasm32-wasip2/wasm/probe_guest.wasm
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
-.PHONY: toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak clean-clients
+.PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak clean-clients
 
 toolchain:
 	@rustup target add wasm32-wasip2 >&2
@@ -54,3 +54,7 @@ lint: toolchain
 
 fmt:
 	$(CARGO) fmt --all
+
+# Speed and memory at the stdio boundary (not part of `make test`).
+bench: build
+	python3 tests/bench/bench.py

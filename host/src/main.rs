@@ -40,6 +40,8 @@ Environment:
   RUSTPAD_SEAL_KEY       key (32+ characters) that signs confirmation questions and
                          tokens; random per process unless set. Give replicas
                          behind one gateway the same key.
+  RUSTPAD_MCP_TRACE      1: one JSON line per call on stderr with its timing
+                         (total, instantiation, waiting on Rustpad, guest fuel)
   RUSTPAD_MCP_CACHE_DIR  where the compiled component is cached
                          (default: $XDG_CACHE_HOME/rustpad-mcp or ~/.cache/rustpad-mcp)
 ";
@@ -146,7 +148,8 @@ async fn run(component: Option<PathBuf>) -> ExitCode {
         startup.origin.as_deref(),
         startup.insecure_tls,
     ));
-    let serving = stdio::serve(Arc::new(runtime));
+    let trace = std::env::var_os("RUSTPAD_MCP_TRACE").is_some_and(|v| v == "1");
+    let serving = stdio::serve(Arc::new(runtime), trace);
     let mut terminate =
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(signal) => signal,

@@ -11,7 +11,8 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker, Resource, ResourceTable};
 use wasmtime::{Cache, CacheConfig, Config, Engine, ResourceLimiter, Store, Trap};
@@ -68,6 +69,25 @@ pub struct CallState {
     egress: Arc<Egress>,
     spent: Arc<SpentIds>,
     elicitor: Option<Arc<dyn Elicitor>>,
+    waited: Waited,
+}
+
+/// Time a call spent waiting on Rustpad (sockets and HTTP), in nanoseconds.
+#[derive(Clone, Default)]
+struct Waited(Arc<AtomicU64>);
+
+impl Waited {
+    async fn around<T>(&self, work: impl Future<Output = T>) -> T {
+        let started = Instant::now();
+        let outcome = work.await;
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.0.fetch_add(nanos, Ordering::Relaxed);
+        outcome
+    }
+
+    fn total(&self) -> Duration {
+        Duration::from_nanos(self.0.load(Ordering::Relaxed))
+    }
 }
 
 /// The memory cap, remembering whether it had to refuse (to say so).
@@ -101,7 +121,7 @@ impl ResourceLimiter for MemoryCap {
 }
 
 /// wasi:http's hook: every request goes through the egress policy.
-struct EgressHooks(Arc<Egress>);
+struct EgressHooks(Arc<Egress>, Waited);
 
 type HttpOutcome = wasmtime_wasi_http::Result<(
     http::Response<wasmtime_wasi_http::WasiBody>,
@@ -115,9 +135,9 @@ impl WasiHttpHooks for EgressHooks {
         options: Option<wasmtime_wasi_http::RequestOptions>,
         _io: Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
     ) -> Box<dyn Future<Output = HttpOutcome> + Send> {
-        let egress = self.0.clone();
+        let (egress, waited) = (self.0.clone(), self.1.clone());
         Box::new(async move {
-            let response = egress.send_http(request, options).await?;
+            let response = waited.around(egress.send_http(request, options)).await?;
             let done: Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send> =
                 Box::new(async { Ok(()) });
             Ok((response, done))
@@ -151,7 +171,12 @@ impl rustpad::mcp::websocket::HostConnection for CallState {
         &mut self,
         url: String,
     ) -> wasmtime::Result<Result<Resource<Connection>, String>> {
-        match Connection::open(&self.egress, &url).await {
+        match self
+            .waited
+            .clone()
+            .around(Connection::open(&self.egress, &url))
+            .await
+        {
             Ok(connection) => Ok(Ok(self.table.push(connection)?)),
             Err(reason) => Ok(Err(reason)),
         }
@@ -162,7 +187,10 @@ impl rustpad::mcp::websocket::HostConnection for CallState {
         connection: Resource<Connection>,
         text: String,
     ) -> wasmtime::Result<Result<(), String>> {
-        Ok(self.table.get_mut(&connection)?.send(text).await)
+        let waited = self.waited.clone();
+        Ok(waited
+            .around(self.table.get_mut(&connection)?.send(text))
+            .await)
     }
 
     async fn recv(
@@ -171,7 +199,10 @@ impl rustpad::mcp::websocket::HostConnection for CallState {
         timeout_ms: u32,
     ) -> wasmtime::Result<Result<Option<String>, String>> {
         let timeout = Duration::from_millis(u64::from(timeout_ms));
-        Ok(self.table.get_mut(&connection)?.recv(timeout).await)
+        let waited = self.waited.clone();
+        Ok(waited
+            .around(self.table.get_mut(&connection)?.recv(timeout))
+            .await)
     }
 
     async fn close(&mut self, connection: Resource<Connection>) -> wasmtime::Result<()> {
@@ -213,6 +244,20 @@ pub struct Startup {
 pub struct Reply {
     pub response: Option<String>,
     pub session: Option<String>,
+    pub cost: Cost,
+}
+
+/// Where one message's time went.
+#[derive(Debug, Clone, Copy)]
+pub struct Cost {
+    /// From creating the store to the component's return.
+    pub total: Duration,
+    /// Creating the store and instance.
+    pub instantiate: Duration,
+    /// Waiting on Rustpad: connecting, sending, receiving.
+    pub waiting: Duration,
+    /// Guest instructions executed (wasmtime fuel).
+    pub fuel: u64,
 }
 
 /// A message the component could not finish, in words for the client.
@@ -270,15 +315,17 @@ impl Runtime {
             .allow_tcp(false)
             .allow_udp(false)
             .allow_ip_name_lookup(false);
+        let waited = Waited::default();
         let state = CallState {
             wasi: wasi.build(),
             table: ResourceTable::new(),
             http: WasiHttpCtx::new(),
-            hooks: EgressHooks(self.egress.clone()),
+            hooks: EgressHooks(self.egress.clone(), waited.clone()),
             limits: MemoryCap { refused: false },
             egress: self.egress.clone(),
             spent: self.spent.clone(),
             elicitor,
+            waited,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limits);
@@ -296,12 +343,36 @@ impl Runtime {
         elicitor: Option<Arc<dyn Elicitor>>,
         call: impl AsyncFnOnce(Server, &mut Store<CallState>) -> wasmtime::Result<T>,
     ) -> Result<T, Failure> {
+        self.measured(elicitor, call)
+            .await
+            .map(|(outcome, _)| outcome)
+    }
+
+    /// Like [`Runtime::with_instance`], also saying where the time went.
+    async fn measured<T>(
+        &self,
+        elicitor: Option<Arc<dyn Elicitor>>,
+        call: impl AsyncFnOnce(Server, &mut Store<CallState>) -> wasmtime::Result<T>,
+    ) -> Result<(T, Cost), Failure> {
+        let started = Instant::now();
         let mut store = self.store(elicitor)?;
         let outcome = match self.pre.instantiate_async(&mut store).await {
-            Ok(server) => call(server, &mut store).await,
+            Ok(server) => {
+                let instantiated = started.elapsed();
+                call(server, &mut store)
+                    .await
+                    .map(|value| (value, instantiated))
+            }
             Err(error) => Err(error),
         };
-        outcome.map_err(|error| trapped(error, &store))
+        let (value, instantiate) = outcome.map_err(|error| trapped(error, &store))?;
+        let cost = Cost {
+            total: started.elapsed(),
+            instantiate,
+            waiting: store.data().waited.total(),
+            fuel: FUEL_PER_MESSAGE.saturating_sub(store.get_fuel().unwrap_or(0)),
+        };
+        Ok((value, cost))
     }
 
     /// Asks the component to validate its configuration.
@@ -325,14 +396,15 @@ impl Runtime {
         session: Option<&str>,
         elicitor: Option<Arc<dyn Elicitor>>,
     ) -> Result<Reply, Failure> {
-        let reply = self
-            .with_instance(elicitor, async |server, store| {
+        let (reply, cost) = self
+            .measured(elicitor, async |server, store| {
                 server.call_handle(store, message, session).await
             })
             .await?;
         Ok(Reply {
             response: reply.response,
             session: reply.session,
+            cost,
         })
     }
 }

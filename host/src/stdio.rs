@@ -23,7 +23,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::runtime::{Elicitor, Runtime};
+use crate::runtime::{Cost, Elicitor, Runtime};
 
 /// The largest message accepted on stdin (a whole pad is at most a few MiB of JSON).
 const MAX_MESSAGE_BYTES: usize = 16 << 20;
@@ -123,8 +123,26 @@ impl Elicitor for ArcLink {
     }
 }
 
-/// Serves MCP on stdin/stdout until stdin closes.
-pub async fn serve(runtime: Arc<Runtime>) -> anyhow::Result<()> {
+/// One JSON line per call on stderr: where its time went (never any content).
+fn trace_call(method: &str, id: Option<&Value>, cost: &Cost) {
+    let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+    eprintln!(
+        "{}",
+        json!({
+            "event": "call",
+            "method": method,
+            "id": id,
+            "total_us": micros(cost.total),
+            "instantiate_us": micros(cost.instantiate),
+            "waiting_us": micros(cost.waiting),
+            "fuel": cost.fuel,
+        })
+    );
+}
+
+/// Serves MCP on stdin/stdout until stdin closes. With `trace`, each call's
+/// cost goes to stderr as a JSON line.
+pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
     let (out, lines) = mpsc::unbounded_channel();
     let writer = tokio::spawn(write_lines(lines));
     let link = Arc::new(ClientLink {
@@ -207,11 +225,15 @@ pub async fn serve(runtime: Arc<Runtime>) -> anyhow::Result<()> {
                 let id = id.cloned();
                 let in_flight_for_task = in_flight.clone();
                 let task_key = flight_key.clone();
+                let method = method.unwrap_or_default().to_string();
                 let handle = tasks.spawn(async move {
                     let elicitor: Arc<dyn Elicitor> = Arc::new(ArcLink(link.clone()));
                     let outcome = runtime
                         .handle(&message, current.as_deref(), Some(elicitor))
                         .await;
+                    if let (Ok(reply), true) = (&outcome, trace) {
+                        trace_call(&method, id.as_ref(), &reply.cost);
+                    }
                     if let Some(task_key) = &task_key {
                         lock(&in_flight_for_task).remove(task_key);
                     }

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""`make bench`: how fast rustpad-mcp starts, answers and folds, measured at the stdio boundary.
+
+A raw JSON-RPC client (no MCP library, so no library overhead is counted) drives the release
+binary against the Rustpad test server on loopback, prints a table and writes the figures to
+target/bench/results.json. Figures are medians (p50) and 90th percentiles in milliseconds.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BINARY = os.environ.get("RUSTPAD_MCP_BIN", str(ROOT / "target/release/rustpad-mcp"))
+RUSTPAD = os.environ.get("RUSTPAD_TEST_SERVER_BIN", str(ROOT / "target/release/rustpad-test-server"))
+OUT = ROOT / "target/bench"
+COLD_RUNS = 20
+CALLS = 30
+LONG_CALLS = 7
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def summary(values):
+    return {"p50": round(statistics.median(values), 2), "p90": round(percentile(values, 0.9), 2), "n": len(values)}
+
+
+class Rustpad:
+    def __init__(self):
+        self.process = subprocess.Popen([RUSTPAD, "--port", "0"], stdout=subprocess.PIPE, text=True)
+        self.url = self.process.stdout.readline().strip().removeprefix("listening on ")
+
+    def seed(self, pad, **body):
+        request = urllib.request.Request(f"{self.url}/_test/seed/{pad}", data=json.dumps(body).encode(), method="POST")
+        with urllib.request.urlopen(request) as reply:
+            return json.load(reply)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+class Server:
+    """The binary over stdio, timed at the boundary."""
+
+    def __init__(self, url, trace=False):
+        env = {
+            "PATH": os.environ["PATH"],
+            "RUSTPAD_URL": url,
+            "RUSTPAD_MCP_CACHE_DIR": str(ROOT / "target/component-cache"),
+        }
+        if trace:
+            env["RUSTPAD_MCP_TRACE"] = "1"
+        self.started = time.perf_counter()
+        self.process = subprocess.Popen(
+            [BINARY], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+        )
+        self.traces = []
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self.next_id = 0
+
+    def _read_stderr(self):
+        for line in self.process.stderr:
+            if line.startswith('{"event":"call"'):
+                self.traces.append(json.loads(line))
+
+    def request(self, method, params=None):
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        began = time.perf_counter()
+        self.process.stdin.write(json.dumps(message) + "\n")
+        self.process.stdin.flush()
+        reply = json.loads(self.process.stdout.readline())
+        elapsed = (time.perf_counter() - began) * 1000
+        if "error" in reply:
+            raise RuntimeError(f"{method}: {reply['error']}")
+        result = reply["result"]
+        if result.get("isError"):
+            raise RuntimeError(f"{method} {params}: {result['content'][0]['text']}")
+        return result, elapsed
+
+    def initialize(self):
+        self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
+        self.process.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        self.process.stdin.flush()
+
+    def call(self, tool, arguments):
+        return self.request("tools/call", {"name": tool, "arguments": arguments})
+
+    def peak_rss_mib(self):
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+        return None
+
+    def stop(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def cold_start(url):
+    results = {}
+    for era in ("2025-11-25", "2026-07-28"):
+        times = []
+        for _ in range(COLD_RUNS):
+            server = Server(url)
+            if era == "2025-11-25":
+                server.initialize()
+                server.request("tools/list")
+            else:
+                server.request("server/discover", {"_meta": MODERN_META})
+                server.request("tools/list", {"_meta": MODERN_META})
+            times.append((time.perf_counter() - server.started) * 1000)
+            server.stop()
+        results[era] = summary(times)
+    return results
+
+
+def per_tool(rustpad, url):
+    rustpad.seed("bench-read", text=("lorem ipsum dolor sit amet\n" * 400)[:10_000], language="markdown")
+    rustpad.seed("bench-edit", text="start MARK-A end\n")
+    server = Server(url, trace=True)
+    server.initialize()
+    plans = {
+        "get_document": lambda i: ("get_document", {"id": "bench-read"}),
+        "get_document_info": lambda i: ("get_document_info", {"id": "bench-read"}),
+        "get_stats": lambda i: ("get_stats", {}),
+        "append_to_document": lambda i: ("append_to_document", {"id": "bench-edit", "text": "x"}),
+        "replace_in_document": lambda i: (
+            "replace_in_document",
+            {"id": "bench-edit", "search": "MARK-A", "replace": "MARK-B"}
+            if i % 2 == 0
+            else {"id": "bench-edit", "search": "MARK-B", "replace": "MARK-A"},
+        ),
+        "set_document": lambda i: ("set_document", {"id": f"bench-empty-{i}", "text": "fresh content"}),
+        "set_language": lambda i: ("set_language", {"id": "bench-edit", "language": "rust" if i % 2 else "python"}),
+    }
+    latencies, costs = {}, {}
+    for name, plan in plans.items():
+        server.call(*plan(0))  # warm up
+        first = len(server.traces)
+        times = [server.call(*plan(i))[1] for i in range(1, CALLS + 1)]
+        time.sleep(0.05)
+        latencies[name] = summary(times)
+        traces = server.traces[first + 1 :]
+        if traces:
+            costs[name] = {
+                "total_ms": round(statistics.median(t["total_us"] for t in traces) / 1000, 3),
+                "instantiate_ms": round(statistics.median(t["instantiate_us"] for t in traces) / 1000, 3),
+                "waiting_ms": round(statistics.median(t["waiting_us"] for t in traces) / 1000, 3),
+                "guest_ms": round(statistics.median(t["total_us"] - t["waiting_us"] - t["instantiate_us"] for t in traces) / 1000, 3),
+                "fuel": int(statistics.median(t["fuel"] for t in traces)),
+            }
+    server.stop()
+    return latencies, costs
+
+
+def peak_rss(rustpad, url):
+    rustpad.seed("rss", text="alpha beta alpha\n")
+    server = Server(url)
+    server.initialize()
+    cycle = [
+        ("get_document", {"id": "rss"}),
+        ("get_document_info", {"id": "rss"}),
+        ("get_stats", {}),
+        ("create_document", {}),
+        ("set_document", {"id": "rss-empty-{i}", "text": "hello"}),
+        ("append_to_document", {"id": "rss", "text": " more"}),
+        ("replace_in_document", {"id": "rss", "search": "beta", "replace": "gamma"}),
+        ("set_language", {"id": "rss", "language": "rust"}),
+    ]
+    for i in range(50):
+        tool, arguments = cycle[i % len(cycle)]
+        arguments = {k: (v.format(i=i) if isinstance(v, str) else v) for k, v in arguments.items()}
+        if tool == "replace_in_document" and i // len(cycle) % 2:
+            arguments = {"id": "rss", "search": "gamma", "replace": "beta"}
+        server.call(tool, arguments)
+    rss = server.peak_rss_mib()
+    server.stop()
+    return round(rss, 1)
+
+
+def long_histories(rustpad, url):
+    results = {}
+    server = Server(url, trace=True)
+    server.initialize()
+    for ops in (20_000, 100_000):
+        pad = f"long-{ops}"
+        rustpad.seed(pad, ops=ops, char="x")
+        for tool, arguments in (("append_to_document", {"id": pad, "text": "y"}), ("get_document_info", {"id": pad})):
+            times = [server.call(tool, arguments)[1] for _ in range(LONG_CALLS)]
+            results[f"{tool} @ {ops // 1000}k ops"] = summary(times)
+    server.stop()
+    return results
+
+
+def main():
+    rustpad = Rustpad()
+    try:
+        results = {"cold_start": cold_start(rustpad.url)}
+        results["per_tool"], results["cost"] = per_tool(rustpad, rustpad.url)
+        results["peak_rss_mib"] = peak_rss(rustpad, rustpad.url)
+        results["long_history"] = long_histories(rustpad, rustpad.url)
+    finally:
+        rustpad.stop()
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    row = "{:<38} {:>9} {:>9}"
+    print(row.format("cold start (spawn → tools/list)", "p50 ms", "p90 ms"))
+    for era, s in results["cold_start"].items():
+        print(row.format(f"  {era}", s["p50"], s["p90"]))
+    print(row.format("per call", "p50 ms", "p90 ms"))
+    for name, s in {**results["per_tool"], **results["long_history"]}.items():
+        print(row.format(f"  {name}", s["p50"], s["p90"]))
+    print(f"peak RSS after 50 calls: {results['peak_rss_mib']} MiB")
+    cost = "{:<22} {:>9} {:>12} {:>11} {:>9} {:>13}"
+    print(cost.format("where the time goes", "total ms", "instantiate", "waiting ms", "guest ms", "guest fuel"))
+    for name, c in results["cost"].items():
+        print(cost.format(f"  {name}", c["total_ms"], c["instantiate_ms"], c["waiting_ms"], c["guest_ms"], c["fuel"]))
+    print(f"written to {OUT / 'results.json'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
