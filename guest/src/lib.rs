@@ -17,6 +17,7 @@
 #![deny(unsafe_code)]
 
 pub mod config;
+pub mod fuzzing;
 pub mod guard;
 pub mod mcp;
 pub mod result;

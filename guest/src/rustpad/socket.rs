@@ -69,7 +69,7 @@ struct UserInfo {
 }
 
 /// What a message meant, once folded into the session.
-enum Event {
+pub enum Event {
     Identity,
     /// Edits were folded; if one of them was ours, the revision after it.
     History {
@@ -101,9 +101,10 @@ enum Barrier {
     UserInfo,
 }
 
-/// An open session with the pad's state as folded so far.
-pub struct PadSocket {
-    connection: Connection,
+/// The pad as this client knows it: everything folded from Rustpad's
+/// messages so far. Separate from the connection, so it can be driven (and
+/// fuzzed) with frames from anywhere.
+pub struct PadState {
     id: String,
     me: Option<u64>,
     revision: u64,
@@ -111,6 +112,20 @@ pub struct PadSocket {
     language: Option<String>,
     users: BTreeMap<u64, String>,
     saw_history: bool,
+}
+
+/// An open session: the connection and the pad's state.
+pub struct PadSocket {
+    connection: Connection,
+    state: PadState,
+}
+
+impl std::ops::Deref for PadSocket {
+    type Target = PadState;
+
+    fn deref(&self) -> &PadState {
+        &self.state
+    }
 }
 
 /// The acknowledgement of an edit: the pad's revision after it.
@@ -144,16 +159,7 @@ impl PadSocket {
         })?;
         let mut socket = PadSocket {
             connection,
-            id: id.to_string(),
-            me: None,
-            revision: 0,
-            document: match track {
-                Track::Length => Document::lengths_only(),
-                Track::Text => Document::with_text(),
-            },
-            language: None,
-            users: BTreeMap::new(),
-            saw_history: false,
+            state: PadState::new(id, track),
         };
         let result = socket.synchronise(barrier, deadline);
         match result {
@@ -185,33 +191,6 @@ impl PadSocket {
                 return Ok(());
             }
         }
-    }
-
-    pub fn document(&self) -> &Document {
-        &self.document
-    }
-
-    pub fn revision(&self) -> u64 {
-        self.revision
-    }
-
-    /// The language, if anyone ever set one.
-    pub fn language(&self) -> Option<&str> {
-        self.language.as_deref()
-    }
-
-    /// Whether the snapshot carried any history (a cleared pad has some).
-    pub fn saw_history(&self) -> bool {
-        self.saw_history
-    }
-
-    /// The names of everyone else who has the pad open and said who they are.
-    pub fn other_users(&self) -> Vec<String> {
-        self.users
-            .iter()
-            .filter(|(id, _)| Some(**id) != self.me)
-            .map(|(_, name)| name.clone())
-            .collect()
     }
 
     /// Sends one whole-document edit at the current revision and waits for
@@ -275,7 +254,56 @@ impl PadSocket {
                 )));
             }
         };
-        let message: ServerMsg = serde_json::from_str(&frame).map_err(|error| {
+        self.state.absorb(&frame, deadline)
+    }
+}
+
+impl PadState {
+    pub fn new(id: &str, track: Track) -> PadState {
+        PadState {
+            id: id.to_string(),
+            me: None,
+            revision: 0,
+            document: match track {
+                Track::Length => Document::lengths_only(),
+                Track::Text => Document::with_text(),
+            },
+            language: None,
+            users: BTreeMap::new(),
+            saw_history: false,
+        }
+    }
+
+    pub fn document(&self) -> &Document {
+        &self.document
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The language, if anyone ever set one.
+    pub fn language(&self) -> Option<&str> {
+        self.language.as_deref()
+    }
+
+    /// Whether the snapshot carried any history (a cleared pad has some).
+    pub fn saw_history(&self) -> bool {
+        self.saw_history
+    }
+
+    /// The names of everyone else who has the pad open and said who they are.
+    pub fn other_users(&self) -> Vec<String> {
+        self.users
+            .iter()
+            .filter(|(id, _)| Some(**id) != self.me)
+            .map(|(_, name)| name.clone())
+            .collect()
+    }
+
+    /// Parses one frame from Rustpad and folds it in.
+    pub fn absorb(&mut self, frame: &str, deadline: Instant) -> Result<Event, ToolError> {
+        let message: ServerMsg = serde_json::from_str(frame).map_err(|error| {
             ToolError::new(format!(
                 "Rustpad sent a message this client does not understand ({}); the pad state cannot be trusted",
                 text::clean_line(&error.to_string(), 200)
