@@ -75,6 +75,9 @@ struct Request {
     id: Option<Value>,
     method: String,
     params: Map<String, Value>,
+    /// The message escaped an unpaired UTF-16 surrogate (`"\ud800"`), which
+    /// no Rust string can hold; it was read with U+FFFD in its place.
+    lone_surrogates: bool,
 }
 
 struct RpcError {
@@ -142,12 +145,22 @@ pub fn handle_with(config: &Config, message: &str, session: Option<&str>) -> Rep
 
 /// Parses a message. `Ok(None)`: nothing to answer (a stray response).
 fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, RpcError)> {
-    let value: Value = serde_json::from_str(message).map_err(|_| {
+    let not_json = || {
         (
             None,
             RpcError::new(PARSE_ERROR, "Parse error: the message is not valid JSON"),
         )
-    })?;
+    };
+    let (value, lone_surrogates): (Value, bool) = match serde_json::from_str(message) {
+        Ok(value) => (value, false),
+        Err(_) => {
+            let repaired = replace_lone_surrogates(message).ok_or_else(not_json)?;
+            (
+                serde_json::from_str(&repaired).map_err(|_| not_json())?,
+                true,
+            )
+        }
+    };
     let Value::Object(mut object) = value else {
         return Err((
             None,
@@ -205,7 +218,54 @@ fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, RpcError)> {
             ));
         }
     };
-    Ok(Some(Request { id, method, params }))
+    Ok(Some(Request {
+        id,
+        method,
+        params,
+        lone_surrogates,
+    }))
+}
+
+/// Rewrites `\uD800`–`\uDFFF` escapes that do not form a pair as `\uFFFD`;
+/// None when there were none (the message is broken some other way).
+fn replace_lone_surrogates(message: &str) -> Option<String> {
+    let surrogate_at = |at: usize| -> Option<u16> {
+        let hex = message.get(at + 2..at + 6)?;
+        let unit = u16::from_str_radix(hex, 16).ok()?;
+        (message.get(at..at + 2) == Some("\\u") && (0xD800..=0xDFFF).contains(&unit))
+            .then_some(unit)
+    };
+    let mut repaired = String::with_capacity(message.len());
+    let mut replaced = false;
+    let mut rest = message.char_indices().peekable();
+    while let Some((at, c)) = rest.next() {
+        if c != '\\' {
+            repaired.push(c);
+            continue;
+        }
+        match surrogate_at(at) {
+            Some(0xD800..=0xDBFF) if surrogate_at(at + 6).is_some_and(|low| low >= 0xDC00) => {
+                repaired.push_str(&message[at..at + 12]);
+                for _ in 0..11 {
+                    rest.next();
+                }
+            }
+            Some(_) => {
+                repaired.push_str("\\uFFFD");
+                replaced = true;
+                for _ in 0..5 {
+                    rest.next();
+                }
+            }
+            None => {
+                repaired.push('\\');
+                if let Some((_, escaped)) = rest.next() {
+                    repaired.push(escaped);
+                }
+            }
+        }
+    }
+    replaced.then_some(repaired)
 }
 
 fn respond(id: Option<Value>, outcome: Outcome) -> Reply {
@@ -326,7 +386,7 @@ fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outc
                 responses,
                 state,
             };
-            call_tool(config, &request.params, context)?
+            call_tool(config, request, context)?
         }
         other => {
             return Err(RpcError::new(
@@ -362,7 +422,7 @@ fn legacy(config: &Config, request: &Request, session: Option<&Session>) -> Outc
                 responses: None,
                 state: None,
             };
-            call_tool(config, &request.params, context)
+            call_tool(config, request, context)
         }
         (other, _) => Err(RpcError::new(
             METHOD_NOT_FOUND,
@@ -390,7 +450,8 @@ fn can_show_forms(capability: Option<&Value>) -> bool {
     }
 }
 
-fn call_tool(config: &Config, params: &Map<String, Value>, mut context: CallContext) -> Outcome {
+fn call_tool(config: &Config, request: &Request, mut context: CallContext) -> Outcome {
+    let params = &request.params;
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(RpcError::new(
             INVALID_PARAMS,
@@ -414,6 +475,11 @@ fn call_tool(config: &Config, params: &Map<String, Value>, mut context: CallCont
             ));
         }
     };
+    if request.lone_surrogates {
+        return Ok(result::failure(&result::ToolError::new(
+            "the arguments contain an unpaired surrogate escape (\\ud800–\\udfff), which is not text; send valid Unicode",
+        )));
+    }
     // The era adapter: a question becomes an input_required result
     // (2026-07-28), or a dialog pushed to the client followed by the same
     // tool running again with the answer (2025-11-25).
@@ -545,6 +611,31 @@ mod tests {
             None,
         );
         assert_eq!(response["error"]["code"], INVALID_PARAMS);
+    }
+
+    #[test]
+    fn lone_surrogates_are_input_errors_not_parse_failures() {
+        assert_eq!(replace_lone_surrogates(r#"{"a":"\ud83c\udf89"}"#), None);
+        assert_eq!(
+            replace_lone_surrogates(r#"{"a":"x\ud800y\\ud800\udc00z\udfff"}"#).as_deref(),
+            Some(r#"{"a":"x\uFFFDy\\ud800\uFFFDz\uFFFD"}"#)
+        );
+        let (response, _) = reply(
+            serde_json::from_str::<Value>(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#).unwrap(),
+            None,
+        );
+        assert!(response["result"].is_object());
+        let message = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_stats","arguments":{"x":"\ud800"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let response: Value =
+            serde_json::from_str(&handle(message, None).response.unwrap()).unwrap();
+        assert_eq!(response["id"], 5);
+        assert_eq!(response["result"]["isError"], true);
+        assert!(
+            response["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("unpaired surrogate")
+        );
     }
 
     #[test]
