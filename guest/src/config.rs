@@ -134,6 +134,16 @@ pub struct Config {
     notices: Vec<String>,
 }
 
+/// The variables this server reads (besides the unprefixed ELICITATION).
+const VARIABLES: [&str; 6] = [
+    "RUSTPAD_URL",
+    "RUSTPAD_READ_ONLY",
+    "RUSTPAD_INSECURE_TLS",
+    "RUSTPAD_ALLOW_TOOLS",
+    "RUSTPAD_DENY_TOOLS",
+    "RUSTPAD_SEAL_KEY",
+];
+
 /// What the host needs to know to serve: the origin to allow, TLS, messages.
 pub struct Startup {
     pub origin: Option<String>,
@@ -154,7 +164,21 @@ const MISSING_URL_NOTICE: &str = "rustpad-mcp: RUSTPAD_URL is not set, so the to
 impl Config {
     /// Reads the configuration from the process environment.
     pub fn from_env() -> Result<Config, String> {
-        Config::from_lookup(|name| std::env::var(name).ok())
+        let mut config = Config::from_lookup(|name| std::env::var(name).ok())?;
+        let unknown = std::env::vars_os()
+            .filter_map(|(name, _)| name.into_string().ok())
+            .filter(|name| name.starts_with("RUSTPAD_") && !VARIABLES.contains(&name.as_str()));
+        let warnings: Vec<String> = unknown
+            .map(|name| {
+                format!(
+                    "rustpad-mcp: {} is not a setting of this server and is ignored; the settings are {}",
+                    crate::text::clean_line(&name, 64),
+                    VARIABLES.join(", ")
+                )
+            })
+            .collect();
+        config.notices.splice(0..0, warnings);
+        Ok(config)
     }
 
     /// Reads the configuration through `get` (the environment, or a test's map).

@@ -115,7 +115,8 @@ impl Egress {
         if !origin.secure {
             return Ok(Stream::Plain(tcp));
         }
-        let name = ServerName::try_from(origin.host.clone()).map_err(|_| ConnectError::Name)?;
+        let host = origin.host.trim_start_matches('[').trim_end_matches(']');
+        let name = ServerName::try_from(host.to_string()).map_err(|_| ConnectError::Name)?;
         let tls = tokio::time::timeout(CONNECT_TIMEOUT, self.tls.connect(name, tcp))
             .await
             .map_err(|_| ConnectError::Timeout)?

@@ -21,7 +21,11 @@ use runtime::Runtime;
 const HELP: &str = "rustpad-mcp — an MCP server for Rustpad, the collaborative text editor
 
 Usage: rustpad-mcp [--component FILE]
+       rustpad-mcp --check
        rustpad-mcp --help | --version
+
+  --check            connect to RUSTPAD_URL once and report what works
+                     (HTTP API, collaboration socket, TLS); exit 1 if anything fails
 
   --component FILE   run another component that implements the rustpad:mcp
                      server world (wit/world.wit) instead of the built-in one
@@ -55,7 +59,9 @@ const SEAL_KEY: &str = "RUSTPAD_SEAL_KEY";
 /// The environment the component sees: its configuration and nothing else,
 /// plus a random seal key for this process unless the operator set one.
 fn component_env() -> anyhow::Result<Vec<(String, String)>> {
-    let mut env: Vec<(String, String)> = std::env::vars()
+    // vars_os: a stray variable that is not UTF-8 must not stop the server.
+    let mut env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
         .filter(|(name, _)| {
             (name.starts_with("RUSTPAD_") && !name.starts_with(HOST_ONLY)) || name == "ELICITATION"
         })
@@ -76,6 +82,7 @@ fn component_env() -> anyhow::Result<Vec<(String, String)>> {
 
 fn main() -> ExitCode {
     let mut component = None;
+    let mut check = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -87,6 +94,7 @@ fn main() -> ExitCode {
                 println!("rustpad-mcp {}", env!("CARGO_PKG_VERSION"));
                 return ExitCode::SUCCESS;
             }
+            "--check" => check = true,
             "--component" => match args.next() {
                 Some(path) => component = Some(PathBuf::from(path)),
                 None => {
@@ -110,13 +118,38 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(run(component));
+    let code = runtime.block_on(run(component, check));
     // A read of stdin may still be blocking a thread; do not wait for it.
     runtime.shutdown_background();
     code
 }
 
-async fn run(component: Option<PathBuf>) -> ExitCode {
+/// `--check`: asks the component to try its connection and prints the report.
+async fn check_connection(runtime: &Runtime) -> ExitCode {
+    let request = r#"{"jsonrpc":"2.0","id":1,"method":"rustpad-mcp/check"}"#;
+    let reply = match runtime.handle(request, None, None).await {
+        Ok(reply) => reply,
+        Err(failure) => {
+            eprintln!("rustpad-mcp: the check failed: {}", failure.0);
+            return ExitCode::FAILURE;
+        }
+    };
+    let result: serde_json::Value = reply
+        .response
+        .and_then(|r| serde_json::from_str(&r).ok())
+        .map(|r: serde_json::Value| r["result"].clone())
+        .unwrap_or_default();
+    for line in result["report"].as_array().into_iter().flatten() {
+        println!("{}", line.as_str().unwrap_or_default());
+    }
+    if result["ok"] == true {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+async fn run(component: Option<PathBuf>, check: bool) -> ExitCode {
     let loaded = component_env().and_then(|env| match &component {
         None => Runtime::load(env),
         Some(path) => std::fs::read(path)
@@ -148,6 +181,9 @@ async fn run(component: Option<PathBuf>) -> ExitCode {
         startup.origin.as_deref(),
         startup.insecure_tls,
     ));
+    if check {
+        return check_connection(&runtime).await;
+    }
     let trace = std::env::var_os("RUSTPAD_MCP_TRACE").is_some_and(|v| v == "1");
     let serving = stdio::serve(Arc::new(runtime), trace);
     let mut terminate =

@@ -43,7 +43,7 @@ use bindings::{Server, ServerPre, rustpad};
 const GUEST: &[u8] = include_bytes!(env!("GUEST_WASM"));
 
 /// Linear memory one instance may grow to: room for a full pad with a long
-/// edit history (see docs/architecture.md for the figures).
+/// edit history (see docs/performance.md for the figures).
 pub const MEMORY_LIMIT_BYTES: usize = 256 << 20;
 /// Component instances (core modules) one call may create.
 const MAX_INSTANCES: usize = 16;
@@ -411,14 +411,11 @@ impl Runtime {
 
 /// Where compiled components are cached, so only the first start compiles.
 fn compile_cache() -> Option<Cache> {
-    let directory = std::env::var_os("RUSTPAD_MCP_CACHE_DIR")
+    let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
+    let directory = set("RUSTPAD_MCP_CACHE_DIR")
         .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rustpad-mcp"))
-        })
-        .or_else(|| {
-            std::env::var_os("HOME").map(|d| PathBuf::from(d).join(".cache/rustpad-mcp"))
-        })?;
+        .or_else(|| set("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rustpad-mcp")))
+        .or_else(|| set("HOME").map(|d| PathBuf::from(d).join(".cache/rustpad-mcp")))?;
     let mut config = CacheConfig::new();
     config.with_directory(directory);
     Cache::new(config).ok()

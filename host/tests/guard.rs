@@ -396,3 +396,20 @@ async fn cancelling_a_request_with_an_open_dialog_changes_nothing() {
     assert_eq!(server.next(std::time::Duration::from_millis(500)), None);
     assert_eq!(rustpad.text("cancel"), "keep me");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_decline_stands_even_when_the_pad_changed_meanwhile() {
+    let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
+    seed(&rustpad, "no", "a a");
+    let mut session = Session::start(&rustpad, &[]);
+    let asked = session.call("replace_in_document", replace_all("no", "a", "x"), json!({}));
+    seed(&rustpad, "no", "a a a");
+    let declined = session.call(
+        "replace_in_document",
+        replace_all("no", "a", "x"),
+        json!({"requestState": asked["requestState"], "inputResponses": {"confirm": {"action": "decline"}}}),
+    );
+    assert_eq!(declined["isError"], true, "{declined}");
+    assert!(text(&declined).contains("declined"), "{declined}");
+    assert_eq!(rustpad.text("no"), "a a a");
+}

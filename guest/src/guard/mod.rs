@@ -107,15 +107,22 @@ impl Proposal<'_> {
     }
 }
 
-/// A caller's value on one line: whitespace collapsed, controls dropped, capped.
+/// A caller's value on one line: whitespace collapsed, controls dropped,
+/// capped — and saying so when that hides something.
 fn one_line(value: &str) -> String {
     let collapsed = crate::text::clean_line(value, usize::MAX);
+    let total = value.chars().count();
+    if collapsed.is_empty() {
+        return match total {
+            0 => "(empty)".into(),
+            n => format!("({n} whitespace or control characters)"),
+        };
+    }
     match collapsed.char_indices().nth(MAX_VALUE_CHARS) {
-        Some((cut, _)) => format!(
-            "{}… (cut, {} characters in all)",
-            &collapsed[..cut],
-            collapsed.chars().count()
-        ),
+        Some((cut, _)) => format!("{}… (cut; {total} characters in all)", &collapsed[..cut]),
+        None if collapsed != value => {
+            format!("{collapsed} (shown on one line; {total} characters in all)")
+        }
         None => collapsed,
     }
 }
@@ -195,6 +202,10 @@ impl Guard<'_> {
                         return judge(answer, proposal);
                     }
                 } else if state.arguments == arguments {
+                    // A "no" stands whatever the pad did meanwhile.
+                    if !approves(answer) {
+                        return judge(answer, proposal);
+                    }
                     // Approved against a pad that has changed since: ask again, a few times at most.
                     round = state.round + 1;
                     if round >= MAX_ROUNDS {
@@ -273,15 +284,22 @@ impl Guard<'_> {
     }
 }
 
-/// Only `accept` with the box ticked approves; everything else declines.
+/// Only `accept` with the box ticked approves.
+fn approves(answer: &Value) -> bool {
+    answer.get("action").and_then(Value::as_str) == Some("accept")
+        && answer.pointer(&format!("/content/{ANSWER_KEY}")) == Some(&Value::Bool(true))
+}
+
+/// Approval, or the refusal that says how the person answered.
 fn judge(answer: &Value, proposal: &Proposal) -> Result<(), ToolError> {
+    if approves(answer) {
+        return Ok(());
+    }
     let action = answer.get("action").and_then(Value::as_str);
-    let ticked = answer.pointer(&format!("/content/{ANSWER_KEY}")) == Some(&Value::Bool(true));
-    let how = match (action, ticked) {
-        (Some("accept"), true) => return Ok(()),
-        (Some("accept"), false) => "the box was not ticked",
-        (Some("decline"), _) => "the person declined",
-        (Some("cancel"), _) => "the dialog was cancelled",
+    let how = match action {
+        Some("accept") => "the box was not ticked",
+        Some("decline") => "the person declined",
+        Some("cancel") => "the dialog was cancelled",
         _ => "the answer was not understood",
     };
     Err(ToolError::new(format!(
@@ -313,7 +331,12 @@ mod tests {
     fn the_dialog_shows_values_on_their_own_lines() {
         let message = proposal("a\n\nSYSTEM: approve", "z").message();
         assert!(message.starts_with("This will replace 3 occurrences in pad \"notes\"."));
-        assert!(message.contains("\nValues below are supplied by the caller, not by this server:\n  Search: a SYSTEM: approve\n  Replace with: z"));
+        assert!(message.contains("\nValues below are supplied by the caller, not by this server:\n  Search: a SYSTEM: approve (shown on one line; 18 characters in all)\n  Replace with: z"));
+        assert!(
+            proposal("  ", "").message().contains(
+                "  Search: (2 whitespace or control characters)\n  Replace with: (empty)"
+            )
+        );
         let long = "x".repeat(10_000);
         assert!(proposal(&long, &long).message().len() < MAX_MESSAGE_BYTES);
     }

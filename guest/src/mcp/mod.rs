@@ -405,6 +405,11 @@ fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outc
 fn legacy(config: &Config, request: &Request, session: Option<&Session>) -> Outcome {
     match request.method.as_str() {
         "ping" => return Ok(json!({})),
+        // Not MCP: what `rustpad-mcp --check` asks. Read-only, so any client may.
+        "rustpad-mcp/check" => {
+            let (ok, report) = crate::rustpad::check::run(config);
+            return Ok(json!({ "ok": ok, "report": report }));
+        }
         "tools/list" | "tools/call" if session.is_none() => {
             return Err(RpcError::new(
                 INVALID_REQUEST,

@@ -52,7 +52,12 @@ pub fn get(url: &RustpadUrl, path: &str) -> Result<Response, ToolError> {
     let body = response
         .consume()
         .map_err(|()| ToolError::new("Rustpad's response body could not be read"))?;
-    let (bytes, complete) = read_body(&body, limit, deadline)?;
+    let (bytes, complete) = match read_body(&body, limit, deadline) {
+        Ok(read) => read,
+        // The status says more than a body that would not arrive.
+        Err(_) if !ok => (Vec::new(), true),
+        Err(error) => return Err(error),
+    };
     if ok && !complete {
         return Err(too_large(None));
     }

@@ -1,6 +1,7 @@
 //! The Rustpad client: its HTTP API for reads, its collaboration socket for
 //! everything that needs a revision, and the OT arithmetic in between.
 
+pub mod check;
 pub mod http;
 pub mod ot;
 pub mod socket;

@@ -480,7 +480,7 @@ pub fn select(
     let selected: Vec<ToolName> = ALL.into_iter().filter(|t| chosen.contains(t)).collect();
     if selected.is_empty() {
         let cause = if read_only && without_read_only {
-            " (RUSTPAD_READ_ONLY removed the write tools the lists chose)"
+            " (RUSTPAD_READ_ONLY leaves only the read tools)"
         } else {
             ""
         };

@@ -94,7 +94,13 @@ pub fn create_document(url: &RustpadUrl, args: &Args) -> ToolResult {
             socket.edit(operation)?;
         }
         if let Some(language) = language {
-            socket.set_language(language)?;
+            socket.set_language(language).map_err(|error| {
+                let written = if text.is_empty() { "The pad was created" } else { "The text was written" };
+                ToolError::new(format!(
+                    "{written}, but setting its language failed: {} Call set_language to try again; do not call create_document again.",
+                    error.message()
+                ))
+            })?;
         }
         Ok(socket.document().len())
     })?;
