@@ -189,31 +189,24 @@ impl Guard<'_> {
         let arguments = proposal.argument_digest();
         let binding = proposal.binding();
         let mut round = 0;
-        if let (Some(responses), Some(sealed)) = (&self.answers.responses, &self.answers.state) {
-            if let (Some(answer), Some(state)) = (
-                responses.get(ANSWER_KEY),
-                self.sealer.open_state(sealed, now),
-            ) {
-                if state.binding == binding {
-                    if single_use::spend(
-                        &format!("state:{}", state.nonce),
-                        STATE_TTL_SECONDS as u32,
-                    ) {
-                        return judge(answer, proposal);
-                    }
-                } else if state.arguments == arguments {
-                    // A "no" stands whatever the pad did meanwhile.
-                    if !approves(answer) {
-                        return judge(answer, proposal);
-                    }
-                    // Approved against a pad that has changed since: ask again, a few times at most.
-                    round = state.round + 1;
-                    if round >= MAX_ROUNDS {
-                        return Err(ToolError::new(format!(
-                            "pad \"{}\" kept changing while a person was being asked ({MAX_ROUNDS} times), so the approval never matched the pad; nothing was changed. Try again when the pad is quieter.",
-                            proposal.pad
-                        )));
-                    }
+        if let Some((answer, state)) = self.verified_answer(now) {
+            if state.binding == binding {
+                let nonce = format!("state:{}", state.nonce);
+                if single_use::spend(&nonce, STATE_TTL_SECONDS as u32) {
+                    return judge(answer, proposal);
+                }
+            } else if state.arguments == arguments {
+                // A "no" stands whatever the pad did meanwhile.
+                if !approves(answer) {
+                    return judge(answer, proposal);
+                }
+                // Approved against a pad that has changed since: ask again, a few times at most.
+                round = state.round + 1;
+                if round >= MAX_ROUNDS {
+                    return Err(ToolError::new(format!(
+                        "pad \"{}\" kept changing while a person was being asked ({MAX_ROUNDS} times), so the approval never matched the pad; nothing was changed. Try again when the pad is quieter.",
+                        proposal.pad
+                    )));
                 }
             }
         }
@@ -234,6 +227,16 @@ impl Guard<'_> {
             Some(token) => self.spend_token(token, &binding, proposal, now),
             None => Err(ToolError::new(self.fallback(proposal, &binding, now))),
         }
+    }
+
+    /// The answer that came with this request, if its state's seal verifies
+    /// and it has not expired.
+    fn verified_answer(&self, now: u64) -> Option<(&Value, State)> {
+        let answer = self.answers.responses.as_ref()?.get(ANSWER_KEY)?;
+        let state = self
+            .sealer
+            .open_state(self.answers.state.as_deref()?, now)?;
+        Some((answer, state))
     }
 
     fn spend_token(

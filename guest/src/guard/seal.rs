@@ -71,7 +71,7 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 || !text.is_ascii() {
+    if !text.len().is_multiple_of(2) || !text.is_ascii() {
         return None;
     }
     (0..text.len())
@@ -189,7 +189,7 @@ mod tests {
         let sealer = Sealer::new(b"key");
         let token = sealer.issue_token("binding", &[7; 8], 100);
         assert_eq!(token.len(), TOKEN_CHARS);
-        assert!(TOKEN_CHARS <= crate::text::MAX_TOKEN_CHARS);
+        const { assert!(TOKEN_CHARS <= crate::text::MAX_TOKEN_CHARS) };
         assert_eq!(sealer.check_token(&token, "binding", 50), Ok(hex(&[7; 8])));
         assert_eq!(
             sealer.check_token(&token, "other", 50),

@@ -144,6 +144,8 @@ pub fn handle_with(config: &Config, message: &str, session: Option<&str>) -> Rep
 }
 
 /// Parses a message. `Ok(None)`: nothing to answer (a stray response).
+// Once per message, and the error is what gets answered: its size is no cost worth boxing for.
+#[allow(clippy::result_large_err)]
 fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, RpcError)> {
     let not_json = || {
         (

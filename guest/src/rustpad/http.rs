@@ -181,7 +181,7 @@ fn status_error(path: &str, status: u16, body: &[u8]) -> ToolError {
     }
     match status {
         404 => message.push_str("\nHint: Rustpad's own API has no 404s, so RUSTPAD_URL probably points at a proxy path that does not forward /api."),
-        502 | 503 | 504 => message.push_str("\nHint: the Rustpad instance seems to be down or unreachable from its proxy."),
+        502..=504 => message.push_str("\nHint: the Rustpad instance seems to be down or unreachable from its proxy."),
         _ => {}
     }
     ToolError::new(message)

@@ -219,10 +219,10 @@ impl PadSocket {
         self.send(&json!({ "SetLanguage": language }))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
-            if let Event::Language(echo) = self.receive(deadline, "the language change")? {
-                if echo == language {
-                    return Ok(());
-                }
+            if let Event::Language(echo) = self.receive(deadline, "the language change")?
+                && echo == language
+            {
+                return Ok(());
             }
         }
     }

@@ -113,12 +113,12 @@ impl<'a> Args<'a> {
 
     pub fn confirm_token(&self) -> Result<Option<&'a str>, ToolError> {
         let token = self.string("confirm_token")?;
-        if let Some(token) = token {
-            if token.is_empty() || char_len(token) > MAX_TOKEN_CHARS {
-                return Err(ToolError::new(format!(
-                    "confirm_token must be 1–{MAX_TOKEN_CHARS} characters: pass exactly the token a previous call returned, or omit it"
-                )));
-            }
+        if let Some(token) = token
+            && (token.is_empty() || char_len(token) > MAX_TOKEN_CHARS)
+        {
+            return Err(ToolError::new(format!(
+                "confirm_token must be 1–{MAX_TOKEN_CHARS} characters: pass exactly the token a previous call returned, or omit it"
+            )));
         }
         Ok(token)
     }
