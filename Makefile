@@ -8,7 +8,7 @@ PYENV     := target/pyenv
 PROBE     := target/guest/wasm32-wasip2/wasm/probe_guest.wasm
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
-.PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak clean-clients
+.PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak clean-clients fuzz
 
 toolchain:
 	@rustup target add wasm32-wasip2 >&2
@@ -58,3 +58,18 @@ fmt:
 # Speed and memory at the stdio boundary (not part of `make test`).
 bench: build
 	python3 tests/bench/bench.py
+
+# Fuzz each guest entry point for FUZZ_SECONDS (nightly + cargo-fuzz; not part
+# of `make test`). Seeds come from guest/fuzz/corpus/<target>/; a crash lands
+# in guest/fuzz/artifacts/<target>/. See docs/fuzzing.md.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := dispatch server_frames fold
+
+fuzz:
+	@cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+	@set -e; for target in $(FUZZ_TARGETS); do \
+		mkdir -p target/fuzz-corpus/$$target; \
+		echo "fuzz: $$target for $(FUZZ_SECONDS)s" >&2; \
+		(cd guest && cargo +nightly fuzz run $$target ../target/fuzz-corpus/$$target fuzz/corpus/$$target -- \
+			-max_total_time=$(FUZZ_SECONDS) -rss_limit_mb=2048); \
+	done
