@@ -132,6 +132,18 @@ def cold_start(url):
     return results
 
 
+def cost_of(traces):
+    """Medians of the server's own per-call trace lines (RUSTPAD_MCP_TRACE=1)."""
+    median = lambda key: statistics.median(key(t) for t in traces) / 1000
+    return {
+        "total_ms": round(median(lambda t: t["total_us"]), 3),
+        "instantiate_ms": round(median(lambda t: t["instantiate_us"]), 3),
+        "waiting_ms": round(median(lambda t: t["waiting_us"]), 3),
+        "guest_ms": round(median(lambda t: t["total_us"] - t["waiting_us"] - t["instantiate_us"]), 3),
+        "fuel": int(median(lambda t: t["fuel"]) * 1000),
+    }
+
+
 def per_tool(rustpad, url):
     rustpad.seed("bench-read", text=("lorem ipsum dolor sit amet\n" * 400)[:10_000], language="markdown")
     rustpad.seed("bench-edit", text="start MARK-A end\n")
@@ -158,15 +170,7 @@ def per_tool(rustpad, url):
         times = [server.call(*plan(i))[1] for i in range(1, CALLS + 1)]
         time.sleep(0.05)
         latencies[name] = summary(times)
-        traces = server.traces[first + 1 :]
-        if traces:
-            costs[name] = {
-                "total_ms": round(statistics.median(t["total_us"] for t in traces) / 1000, 3),
-                "instantiate_ms": round(statistics.median(t["instantiate_us"] for t in traces) / 1000, 3),
-                "waiting_ms": round(statistics.median(t["waiting_us"] for t in traces) / 1000, 3),
-                "guest_ms": round(statistics.median(t["total_us"] - t["waiting_us"] - t["instantiate_us"] for t in traces) / 1000, 3),
-                "fuel": int(statistics.median(t["fuel"] for t in traces)),
-            }
+        costs[name] = cost_of(server.traces[first + 1 :])
     server.stop()
     return latencies, costs
 
@@ -197,17 +201,21 @@ def peak_rss(rustpad, url):
 
 
 def long_histories(rustpad, url):
-    results = {}
+    results, costs = {}, {}
     server = Server(url, trace=True)
     server.initialize()
     for ops in (20_000, 100_000):
         pad = f"long-{ops}"
         rustpad.seed(pad, ops=ops, char="x")
         for tool, arguments in (("append_to_document", {"id": pad, "text": "y"}), ("get_document_info", {"id": pad})):
+            first = len(server.traces)
             times = [server.call(tool, arguments)[1] for _ in range(LONG_CALLS)]
-            results[f"{tool} @ {ops // 1000}k ops"] = summary(times)
+            time.sleep(0.05)
+            name = f"{tool} @ {ops // 1000}k ops"
+            results[name] = summary(times)
+            costs[name] = cost_of(server.traces[first:])
     server.stop()
-    return results
+    return results, costs
 
 
 def main():
@@ -216,7 +224,8 @@ def main():
         results = {"cold_start": cold_start(rustpad.url)}
         results["per_tool"], results["cost"] = per_tool(rustpad, rustpad.url)
         results["peak_rss_mib"] = peak_rss(rustpad, rustpad.url)
-        results["long_history"] = long_histories(rustpad, rustpad.url)
+        results["long_history"], long_costs = long_histories(rustpad, rustpad.url)
+        results["cost"].update(long_costs)
     finally:
         rustpad.stop()
     OUT.mkdir(parents=True, exist_ok=True)
@@ -229,7 +238,7 @@ def main():
     for name, s in {**results["per_tool"], **results["long_history"]}.items():
         print(row.format(f"  {name}", s["p50"], s["p90"]))
     print(f"peak RSS after 50 calls: {results['peak_rss_mib']} MiB")
-    cost = "{:<22} {:>9} {:>12} {:>11} {:>9} {:>13}"
+    cost = "{:<34} {:>9} {:>12} {:>11} {:>9} {:>13}"
     print(cost.format("where the time goes", "total ms", "instantiate", "waiting ms", "guest ms", "guest fuel"))
     for name, c in results["cost"].items():
         print(cost.format(f"  {name}", c["total_ms"], c["instantiate_ms"], c["waiting_ms"], c["guest_ms"], c["fuel"]))
