@@ -93,6 +93,8 @@ impl Waited {
 /// The memory cap, remembering whether it had to refuse (to say so).
 struct MemoryCap {
     refused: bool,
+    /// The most linear memory the instance asked for, in bytes.
+    peak: usize,
 }
 
 impl ResourceLimiter for MemoryCap {
@@ -103,6 +105,7 @@ impl ResourceLimiter for MemoryCap {
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
         self.refused |= desired > MEMORY_LIMIT_BYTES;
+        self.peak = self.peak.max(desired.min(MEMORY_LIMIT_BYTES));
         Ok(desired <= MEMORY_LIMIT_BYTES)
     }
 
@@ -258,6 +261,8 @@ pub struct Cost {
     pub waiting: Duration,
     /// Guest instructions executed (wasmtime fuel).
     pub fuel: u64,
+    /// The guest's largest linear memory, in bytes.
+    pub memory: usize,
 }
 
 /// A message the component could not finish, in words for the client.
@@ -321,7 +326,10 @@ impl Runtime {
             table: ResourceTable::new(),
             http: WasiHttpCtx::new(),
             hooks: EgressHooks(self.egress.clone(), waited.clone()),
-            limits: MemoryCap { refused: false },
+            limits: MemoryCap {
+                refused: false,
+                peak: 0,
+            },
             egress: self.egress.clone(),
             spent: self.spent.clone(),
             elicitor,
@@ -371,6 +379,7 @@ impl Runtime {
             instantiate,
             waiting: store.data().waited.total(),
             fuel: FUEL_PER_MESSAGE.saturating_sub(store.get_fuel().unwrap_or(0)),
+            memory: store.data().limits.peak,
         };
         Ok((value, cost))
     }

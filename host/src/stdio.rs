@@ -136,6 +136,7 @@ fn trace_call(method: &str, id: Option<&Value>, cost: &Cost) {
             "instantiate_us": micros(cost.instantiate),
             "waiting_us": micros(cost.waiting),
             "fuel": cost.fuel,
+            "memory_bytes": cost.memory,
         })
     );
 }
