@@ -18,6 +18,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -33,6 +35,33 @@ const ELICITATION_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 
 type Answer = Result<String, String>;
+
+/// The parts of a JSON-RPC message the transport routes on, kept raw: a
+/// client's text (even one with unpaired surrogate escapes) never stops
+/// routing, and the component gets the message as it was sent.
+#[derive(Deserialize, Default)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    method: Option<String>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Cancelled {
+    #[serde(rename = "requestId")]
+    request_id: Value,
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    message: String,
+}
 
 /// The client at the other end of stdio: our writer and our open questions.
 struct ClientLink {
@@ -53,18 +82,17 @@ impl ClientLink {
     }
 
     /// Delivers a client's response to the question it answers, if any.
-    fn resolve(&self, id: &str, message: &Value) -> bool {
+    fn resolve(&self, id: &str, message: &Envelope) -> bool {
         let Some(waiting) = self.pending().remove(id) else {
             return false;
         };
-        let answer = match (message.get("result"), message.get("error")) {
-            (Some(result), _) => Ok(result.to_string()),
+        // The result goes to the component as the client wrote it: judging it is not our job.
+        let answer = match (message.result, message.error) {
+            (Some(result), _) => Ok(result.get().to_string()),
             (None, Some(error)) => Err(format!(
                 "the client answered with an error: {}",
-                error
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("unknown")
+                serde_json::from_str::<ErrorBody>(error.get())
+                    .map_or_else(|_| "(unreadable)".to_string(), |e| e.message)
             )),
             (None, None) => Err("the client's answer was empty".into()),
         };
@@ -181,19 +209,25 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
         if text.is_empty() {
             continue;
         }
-        let envelope: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-        let method = envelope.get("method").and_then(Value::as_str);
-        let id = envelope.get("id").filter(|id| !id.is_null());
+        // Only what routing needs; the component reads the message itself.
+        let envelope: Envelope = serde_json::from_str(text).unwrap_or_default();
+        let method = envelope.method.as_deref();
+        let id = envelope
+            .id
+            .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+            .filter(|id| !id.is_null());
+        let id = id.as_ref();
         match (method, id) {
-            (None, Some(id))
-                if envelope.get("result").is_some() || envelope.get("error").is_some() =>
-            {
+            (None, Some(id)) if envelope.result.is_some() || envelope.error.is_some() => {
                 if !link.resolve(&key(id), &envelope) {
                     eprintln!("rustpad-mcp: ignored a response to no question of ours");
                 }
             }
             (Some("notifications/cancelled"), _) => {
-                let target = envelope.pointer("/params/requestId").map(key);
+                let target = envelope
+                    .params
+                    .and_then(|raw| serde_json::from_str::<Cancelled>(raw.get()).ok())
+                    .map(|cancelled| key(&cancelled.request_id));
                 let handle = target.and_then(|target| lock(&in_flight).remove(&target));
                 if let Some(handle) = handle {
                     handle.abort();

@@ -402,7 +402,11 @@ async fn a_decline_stands_even_when_the_pad_changed_meanwhile() {
     let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
     seed(&rustpad, "no", "a a");
     let mut session = Session::start(&rustpad, &[]);
-    let asked = session.call("replace_in_document", replace_all("no", "a", "x"), json!({}));
+    let asked = session.call(
+        "replace_in_document",
+        replace_all("no", "a", "x"),
+        json!({}),
+    );
     seed(&rustpad, "no", "a a a");
     let declined = session.call(
         "replace_in_document",

@@ -153,9 +153,13 @@ impl PadSocket {
         let deadline = Instant::now() + SNAPSHOT_TIMEOUT;
         let address = url.websocket(&format!("/api/socket/{id}"));
         let connection = Connection::connect(&address).map_err(|reason| {
-            ToolError::new(format!(
-                "could not open Rustpad's collaboration socket: {reason}. If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
-            ))
+            // An HTTP answer to the upgrade is the signature of a proxy that does not pass WebSockets.
+            let hint = if reason.contains("WebSocket upgrade with HTTP") {
+                " If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
+            } else {
+                ""
+            };
+            ToolError::new(format!("could not open Rustpad's collaboration socket: {reason}.{hint}"))
         })?;
         let mut socket = PadSocket {
             connection,

@@ -86,6 +86,11 @@ impl Server {
         }
     }
 
+    /// The next raw line on stdout (not parsed), or None after `wait`.
+    pub fn next_raw(&self, wait: Duration) -> Option<String> {
+        self.lines.recv_timeout(wait).ok()
+    }
+
     pub fn expect(&self) -> Value {
         self.next(Duration::from_secs(30))
             .expect("an answer within 30 s")

@@ -34,6 +34,7 @@ pub mod misbehave;
 mod ot;
 pub mod protocol;
 mod rustpad;
+pub mod tls;
 pub mod typist;
 
 pub use control::{Seed, Seeded};
@@ -67,7 +68,12 @@ pub(crate) use note;
 pub struct ServerOptions {
     /// Log connections, edits and errors to stderr. The switch is process-wide.
     pub verbose: bool,
+    /// Serve HTTPS and WSS with this configuration (see [`tls::load`]) instead of plain HTTP.
+    pub tls: Option<tls::TlsConfig>,
 }
+
+/// How long a client may take to complete the TLS handshake.
+const TLS_HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Statistics returned by `/api/stats`, with upstream's field names.
 #[derive(Serialize)]
@@ -84,6 +90,8 @@ struct Server {
     start_time: u64,
     /// Flipped to `true` when the server stops; every task it spawned watches it.
     stop: watch::Sender<bool>,
+    /// Set when connections are TLS.
+    tls: Option<tokio_rustls::TlsAcceptor>,
 }
 
 /// Flips the stop signal when the accept loop ends or is dropped, so no connection outlives it.
@@ -114,6 +122,7 @@ impl Server {
             controls: Controls::default(),
             start_time,
             stop: watch::Sender::new(false),
+            tls: options.tls.clone().map(tokio_rustls::TlsAcceptor::from),
         })
     }
 
@@ -132,17 +141,37 @@ impl Server {
             stream.set_nodelay(true).ok();
             let server = Arc::clone(&self);
             self.spawn(async move {
-                let service = service_fn(move |req| {
-                    let server = Arc::clone(&server);
-                    async move { Ok::<_, std::convert::Infallible>(server.route(req).await) }
-                });
-                let connection = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .with_upgrades();
-                if let Err(e) = connection.await {
-                    note!("http connection from {peer} failed: {e}");
+                match server.tls.clone() {
+                    None => server.serve_http(stream, peer).await,
+                    Some(acceptor) => {
+                        // Handshakes run on the connection's own task, so a client that never
+                        // finishes one holds up nobody else.
+                        let handshake = acceptor.accept(stream);
+                        match tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, handshake).await {
+                            Ok(Ok(stream)) => server.serve_http(stream, peer).await,
+                            Ok(Err(e)) => note!("TLS handshake with {peer} failed: {e}"),
+                            Err(_) => note!("TLS handshake with {peer} timed out"),
+                        }
+                    }
                 }
             });
+        }
+    }
+
+    /// Serves HTTP/1.1 (with upgrades) on one accepted connection, plain or TLS.
+    async fn serve_http<IO>(self: Arc<Self>, io: IO, peer: SocketAddr)
+    where
+        IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let service = service_fn(move |req| {
+            let server = Arc::clone(&self);
+            async move { Ok::<_, std::convert::Infallible>(server.route(req).await) }
+        });
+        let connection = http1::Builder::new()
+            .serve_connection(TokioIo::new(io), service)
+            .with_upgrades();
+        if let Err(e) = connection.await {
+            note!("http connection from {peer} failed: {e}");
         }
     }
 
@@ -357,14 +386,24 @@ impl TestServer {
         self.addr
     }
 
-    /// `http://HOST:PORT`, without a trailing slash.
+    /// `http://HOST:PORT` (`https://` with TLS), without a trailing slash.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        let scheme = if self.server.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        format!("{scheme}://{}", self.addr)
     }
 
-    /// `ws://HOST:PORT/api/socket/{pad}`.
+    /// `ws://HOST:PORT/api/socket/{pad}` (`wss://` with TLS).
     pub fn socket_url(&self, pad: &str) -> String {
-        format!("ws://{}/api/socket/{pad}", self.addr)
+        let scheme = if self.server.tls.is_some() {
+            "wss"
+        } else {
+            "ws"
+        };
+        format!("{scheme}://{}/api/socket/{pad}", self.addr)
     }
 
     /// Seeds a pad as `POST /_test/seed/{pad}` does.

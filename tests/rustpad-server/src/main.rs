@@ -3,6 +3,7 @@
 #![forbid(unsafe_code)]
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -15,7 +16,7 @@ const USAGE: &str = "\
 rustpad-test-server: a Rustpad server for tests, speaking upstream's wire protocol
 
 USAGE:
-    rustpad-test-server [--port N] [--bind ADDR] [--verbose]
+    rustpad-test-server [--port N] [--bind ADDR] [--tls-cert FILE --tls-key FILE] [--verbose]
     rustpad-test-server type --url ws://HOST:PORT/api/socket/ID [--seed S] [--count N]
                              [--delay-us D] [--settle-ms M] [--name NAME]
                              [--avoid STRING]...
@@ -23,9 +24,12 @@ USAGE:
 SERVER OPTIONS:
     --port N       TCP port; 0 (the default) picks a free one
     --bind ADDR    address to bind (default 127.0.0.1)
+    --tls-cert FILE  serve HTTPS and WSS with this PEM certificate chain (leaf first);
+    --tls-key FILE   and this PEM private key. Both or neither
     --verbose, -v  log connections, edits and dropped connections to stderr
 
-    Prints one line, `listening on http://ADDR:PORT`, to stdout once ready; logs go to stderr.
+    Prints one line, `listening on http://ADDR:PORT` (https:// with TLS), to stdout once ready;
+    logs go to stderr.
     Stops on SIGINT or SIGTERM.
 
 ROUTES:
@@ -58,6 +62,7 @@ enum Command {
         bind: String,
         port: u16,
         verbose: bool,
+        tls: Option<(PathBuf, PathBuf)>,
     },
     Type(TypistOptions, Vec<String>),
     Help,
@@ -73,6 +78,8 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
     let mut bind = "127.0.0.1".to_owned();
     let mut port = 0;
     let mut verbose = false;
+    let mut tls_cert = None;
+    let mut tls_key = None;
     let mut avoid = Vec::new();
     while let Some(flag) = args.next() {
         if flag == "-h" || flag == "--help" {
@@ -93,7 +100,7 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
                 "--avoid",
             ]
         } else {
-            &["--bind", "--port"]
+            &["--bind", "--port", "--tls-cert", "--tls-key"]
         };
         if !known.contains(&flag.as_str()) {
             return Err(format!("unknown option {flag}"));
@@ -106,6 +113,8 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
         };
         match (typing, flag.as_str()) {
             (false, "--bind") => bind = value,
+            (false, "--tls-cert") => tls_cert = Some(PathBuf::from(value)),
+            (false, "--tls-key") => tls_key = Some(PathBuf::from(value)),
             (false, "--port") => {
                 port = u16::try_from(number()?)
                     .map_err(|_| format!("--port: {value} is not a port number"))?;
@@ -126,10 +135,16 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
         }
     }
     if !typing {
+        let tls = match (tls_cert, tls_key) {
+            (Some(cert), Some(key)) => Some((cert, key)),
+            (None, None) => None,
+            _ => return Err("--tls-cert and --tls-key go together".into()),
+        };
         return Ok(Command::Serve {
             bind,
             port,
             verbose,
+            tls,
         });
     }
     if options.url.is_empty() {
@@ -169,7 +184,8 @@ fn main() -> ExitCode {
                 bind,
                 port,
                 verbose,
-            } => run_server(&bind, port, verbose).await,
+                tls,
+            } => run_server(&bind, port, verbose, tls).await,
             Command::Type(options, avoid) => run_typist(options, avoid).await,
             Command::Help => Ok(()),
         }
@@ -183,7 +199,18 @@ fn main() -> ExitCode {
     }
 }
 
-async fn run_server(bind: &str, port: u16, verbose: bool) -> Result<(), String> {
+async fn run_server(
+    bind: &str,
+    port: u16,
+    verbose: bool,
+    tls: Option<(PathBuf, PathBuf)>,
+) -> Result<(), String> {
+    // Loaded before binding, so a bad certificate stops the server before it claims to listen.
+    let tls = match tls {
+        Some((cert, key)) => Some(rustpad_test_server::tls::load(&cert, &key)?),
+        None => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
     let listener = TcpListener::bind((bind, port))
         .await
         .map_err(|e| format!("cannot listen on {bind}:{port}: {e}"))?;
@@ -191,10 +218,10 @@ async fn run_server(bind: &str, port: u16, verbose: bool) -> Result<(), String> 
     {
         // Harnesses block on this line to learn the port, so it must not sit in a buffer.
         let mut stdout = std::io::stdout().lock();
-        writeln!(stdout, "listening on http://{addr}").map_err(|e| e.to_string())?;
+        writeln!(stdout, "listening on {scheme}://{addr}").map_err(|e| e.to_string())?;
         stdout.flush().map_err(|e| e.to_string())?;
     }
-    let server = serve(listener, ServerOptions { verbose });
+    let server = serve(listener, ServerOptions { verbose, tls });
     tokio::select! {
         result = server => result.map_err(|e| e.to_string()),
         () = shutdown_signal() => Ok(()),
