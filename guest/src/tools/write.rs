@@ -61,6 +61,21 @@ fn outcome(url: &RustpadUrl, id: &str, characters: usize, note: &str, extra: Val
     structured
 }
 
+/// The result of a write that changed the pad: the sentence, then the link.
+fn written(
+    url: &RustpadUrl,
+    id: &str,
+    sentence: String,
+    characters: usize,
+    extra: Value,
+) -> ToolResult {
+    let link = url.share_link(id);
+    result::reported(
+        format!("{sentence}\nLink: {link}"),
+        outcome(url, id, characters, EPHEMERAL, extra),
+    )
+}
+
 /// A random pad id from the host's CSPRNG, unbiased over `[a-z0-9]`.
 fn random_id() -> String {
     const ALPHABET: &[u8; 36] = b"abcdefghijklmnopqrstuvwxyz0123456789";
@@ -167,18 +182,12 @@ pub fn set_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult 
             ),
         );
     }
-    result::reported(
-        format!(
-            "Replaced the content of pad \"{id}\" ({before} → {new_length} characters).\nLink: {}",
-            url.share_link(id)
-        ),
-        outcome(
-            url,
-            id,
-            after,
-            EPHEMERAL,
-            json!({ "changed": true, "characters_before": before }),
-        ),
+    written(
+        url,
+        id,
+        format!("Replaced the content of pad \"{id}\" ({before} → {new_length} characters)."),
+        after,
+        json!({ "changed": true, "characters_before": before }),
     )
 }
 
@@ -193,18 +202,12 @@ pub fn append_to_document(url: &RustpadUrl, args: &Args) -> ToolResult {
         socket.edit(operation)?;
         Ok(socket.document().len())
     })?;
-    result::reported(
-        format!(
-            "Appended {appended} characters to pad \"{id}\" (now {after} characters).\nLink: {}",
-            url.share_link(id)
-        ),
-        outcome(
-            url,
-            id,
-            after,
-            EPHEMERAL,
-            json!({ "appended_characters": appended }),
-        ),
+    written(
+        url,
+        id,
+        format!("Appended {appended} characters to pad \"{id}\" (now {after} characters)."),
+        after,
+        json!({ "appended_characters": appended }),
     )
 }
 
@@ -273,18 +276,12 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
     } else {
         "occurrences"
     };
-    result::reported(
-        format!(
-            "Replaced {replacements} {plural} in pad \"{id}\".\nLink: {}",
-            url.share_link(id)
-        ),
-        outcome(
-            url,
-            id,
-            after,
-            EPHEMERAL,
-            json!({ "replacements": replacements }),
-        ),
+    written(
+        url,
+        id,
+        format!("Replaced {replacements} {plural} in pad \"{id}\"."),
+        after,
+        json!({ "replacements": replacements }),
     )
 }
 
