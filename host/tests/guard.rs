@@ -11,9 +11,9 @@ mod common;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use common::Server;
+use common::{Server, seed};
 use hmac::{Hmac, Mac};
-use rustpad_test_server::{Seed, ServerOptions, TestServer};
+use rustpad_test_server::{ServerOptions, TestServer};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -29,18 +29,6 @@ fn meta(elicitation: bool) -> Value {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": capabilities,
     })
-}
-
-fn seed(rustpad: &TestServer, pad: &str, text: &str) {
-    rustpad
-        .seed(
-            pad,
-            &Seed {
-                text: Some(text.into()),
-                ..Seed::default()
-            },
-        )
-        .unwrap();
 }
 
 struct Session {

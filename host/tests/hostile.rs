@@ -10,8 +10,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::Server;
-use rustpad_test_server::{Seed, ServerOptions, TestServer};
+use common::{Server, seed};
+use rustpad_test_server::{ServerOptions, TestServer};
 use serde_json::{Value, json};
 
 /// Half of the 64 MiB the `oversized-frame` mode announces: far below it, and
@@ -30,18 +30,6 @@ fn peak_rss_kib(pid: u32) -> u64 {
         .find_map(|line| line.strip_prefix("VmHWM:"))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
         .expect("/proc/PID/status has VmHWM")
-}
-
-fn seed(rustpad: &TestServer, pad: &str, text: &str) {
-    rustpad
-        .seed(
-            pad,
-            &Seed {
-                text: Some(text.into()),
-                ..Seed::default()
-            },
-        )
-        .unwrap();
 }
 
 /// The frames a client sent on `pad` that are edits.

@@ -149,6 +149,15 @@ impl Drop for Server {
     }
 }
 
+/// Gives `pad` exactly `text`, as one history entry (like a pad loaded from disk).
+pub fn seed(rustpad: &rustpad_test_server::TestServer, pad: &str, text: &str) {
+    let seed = rustpad_test_server::Seed {
+        text: Some(text.into()),
+        ..rustpad_test_server::Seed::default()
+    };
+    rustpad.seed(pad, &seed).unwrap();
+}
+
 /// The outcome text of a probe request.
 pub fn probe(server: &mut Server, id: u64, what: &str, params: Value) -> Value {
     server.request(id, &format!("probe/{what}"), params)
