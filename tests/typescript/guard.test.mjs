@@ -12,7 +12,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { EXPECTED_ERA, MODES, openClient, padId, startRustpad, textOf } from './harness.mjs';
+import { EXPECTED_ERA, MODES, openClient, padId, useRustpad, textOf } from './harness.mjs';
 
 const MARKER = 'SECRET-MARKER-1234';
 const HEADING = 'Values below are supplied by the caller, not by this server:';
@@ -35,13 +35,7 @@ const ACCEPT = { action: 'accept', content: { confirm: true } };
 const DECLINE = { action: 'decline' };
 
 describe('confirmation guard', () => {
-  let rustpad;
-  before(async () => {
-    rustpad = await startRustpad();
-  });
-  after(async () => {
-    await rustpad?.stop();
-  });
+  const rustpad = useRustpad();
 
   for (const mode of MODES) {
     describe(`${mode} mode, a client that can show a dialog`, () => {

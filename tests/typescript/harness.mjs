@@ -2,6 +2,7 @@
 // /_test controls, the typist CLI, and MCP clients on the rustpad-mcp binary
 // in either protocol era.
 
+import { before, after } from 'node:test';
 import { spawn, execFile } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -178,3 +179,27 @@ export function textOf(result) {
 export function codePoints(text) {
   return [...text].length;
 }
+
+/**
+ * One test Rustpad for the enclosing describe(): started before its tests,
+ * stopped after them. The returned object stands for that server.
+ */
+export function useRustpad() {
+  let server;
+  before(async () => {
+    server = await startRustpad();
+  });
+  after(async () => {
+    await server?.stop();
+  });
+  return new Proxy(
+    {},
+    {
+      get(_, key) {
+        const value = server[key];
+        return typeof value === 'function' ? value.bind(server) : value;
+      },
+    },
+  );
+}
+

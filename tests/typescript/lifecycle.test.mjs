@@ -5,16 +5,10 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { MODES, EXPECTED_ERA, startRustpad, openClient, withClient } from './harness.mjs';
+import { MODES, EXPECTED_ERA, useRustpad, openClient, withClient } from './harness.mjs';
 
 describe('lifecycle', () => {
-  let rustpad;
-  before(async () => {
-    rustpad = await startRustpad();
-  });
-  after(async () => {
-    await rustpad?.stop();
-  });
+  const rustpad = useRustpad();
 
   for (const mode of MODES) {
     describe(`${mode} mode`, () => {

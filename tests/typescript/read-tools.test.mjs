@@ -9,19 +9,13 @@ import {
   UNTRUSTED_PREAMBLE,
   codePoints,
   padId,
-  startRustpad,
+  useRustpad,
   textOf,
   withClient,
 } from './harness.mjs';
 
 describe('read tools', () => {
-  let rustpad;
-  before(async () => {
-    rustpad = await startRustpad();
-  });
-  after(async () => {
-    await rustpad?.stop();
-  });
+  const rustpad = useRustpad();
 
   for (const mode of MODES) {
     describe(`${mode} mode`, () => {

@@ -5,7 +5,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { MODES, startRustpad, withClient } from './harness.mjs';
+import { MODES, useRustpad, withClient } from './harness.mjs';
 
 /** [name, title, readOnly, destructive, idempotent, openWorld, input required, output required] */
 const CATALOGUE = [
@@ -74,13 +74,7 @@ const CATALOGUE = [
 ];
 
 describe('tools/list', () => {
-  let rustpad;
-  before(async () => {
-    rustpad = await startRustpad();
-  });
-  after(async () => {
-    await rustpad?.stop();
-  });
+  const rustpad = useRustpad();
 
   for (const mode of MODES) {
     describe(`${mode} mode`, () => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 
 import { ProtocolError } from '@modelcontextprotocol/client';
 
-import { MODES, codePoints, openClient, padId, startRustpad, textOf } from './harness.mjs';
+import { MODES, codePoints, openClient, padId, useRustpad, textOf } from './harness.mjs';
 
 const EPHEMERAL =
   'Pads are ephemeral: Rustpad forgets a pad when it restarts (unless it persists to a database) and after a day in which nobody opened it.';
@@ -21,13 +21,7 @@ async function edits(rustpad, id) {
 }
 
 describe('write tools', () => {
-  let rustpad;
-  before(async () => {
-    rustpad = await startRustpad();
-  });
-  after(async () => {
-    await rustpad?.stop();
-  });
+  const rustpad = useRustpad();
 
   for (const mode of MODES) {
     describe(`${mode} mode`, () => {
