@@ -110,3 +110,62 @@ async fn a_redirect_is_never_followed() {
         "the redirect target was contacted"
     );
 }
+
+fn run_cli(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut command = std::process::Command::new(common::BINARY);
+    command
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().unwrap()
+}
+
+#[test]
+fn help_lists_every_setting_and_version_names_the_release() {
+    let help = String::from_utf8(run_cli(&["--help"], &[]).stdout).unwrap();
+    for setting in [
+        "RUSTPAD_URL",
+        "RUSTPAD_READ_ONLY",
+        "RUSTPAD_INSECURE_TLS",
+        "RUSTPAD_ALLOW_TOOLS",
+        "RUSTPAD_DENY_TOOLS",
+        "ELICITATION",
+        "RUSTPAD_SEAL_KEY",
+        "--check",
+    ] {
+        assert!(help.contains(setting), "--help lacks {setting}");
+    }
+    let version = String::from_utf8(run_cli(&["--version"], &[]).stdout).unwrap();
+    assert_eq!(
+        version.trim(),
+        format!("rustpad-mcp {}", env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(run_cli(&["--frobnicate"], &[]).status.code(), Some(2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn check_reports_what_works_in_plain_words() {
+    let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
+    let url = rustpad.url();
+    let works = run_cli(&["--check"], &[("RUSTPAD_URL", url.as_str())]);
+    let report = String::from_utf8(works.stdout).unwrap();
+    assert!(works.status.success(), "{report}");
+    assert!(
+        report.contains("HTTP API: works") && report.contains("Collaboration socket: works"),
+        "{report}"
+    );
+    assert!(report.contains("TLS: not used"), "{report}");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
+    drop(closed);
+    let fails = run_cli(&["--check"], &[("RUSTPAD_URL", nowhere.as_str())]);
+    let report = String::from_utf8(fails.stdout).unwrap();
+    assert_eq!(fails.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("HTTP API: FAILED") && report.contains("connection refused"),
+        "{report}"
+    );
+}
