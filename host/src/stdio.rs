@@ -261,6 +261,9 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                 let in_flight_for_task = in_flight.clone();
                 let task_key = flight_key.clone();
                 let method = method.unwrap_or_default().to_string();
+                // Held until the task is registered, so a quick task cannot
+                // unregister itself first and leave a stale entry behind.
+                let mut flights = lock(&in_flight);
                 let handle = tasks.spawn(async move {
                     let elicitor: Arc<dyn Elicitor> = Arc::new(ArcLink(link.clone()));
                     let outcome = runtime
@@ -287,7 +290,7 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                     }
                 });
                 if let Some(flight_key) = flight_key {
-                    lock(&in_flight).insert(flight_key, handle);
+                    flights.insert(flight_key, handle);
                 }
             }
         }
