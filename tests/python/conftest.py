@@ -418,3 +418,31 @@ def request(
     if params is not None:
         message["params"] = dict(params)
     return message
+
+
+# Every tool, in the order tools/list shows them.
+ALL_TOOLS = [
+    "get_document",
+    "get_document_info",
+    "get_stats",
+    "create_document",
+    "set_document",
+    "append_to_document",
+    "replace_in_document",
+    "set_language",
+]
+
+# Test-server modes whose snapshot no client may trust (and so never write on).
+UNTRUSTWORTHY = [
+    "malformed-float",
+    "malformed-zero",
+    "malformed-retain-past-end",
+    "malformed-not-covering",
+    "history-gap",
+    "non-integer-id",
+    "null-frame",
+    "array-frame",
+    "huge-history",
+    "close-mid-snapshot",
+    "oversized-frame",
+]

@@ -9,6 +9,7 @@ import pytest
 from mcp import MCPError
 
 from conftest import (
+    ALL_TOOLS,
     ERAS,
     MCP_BIN,
     call,
@@ -28,16 +29,6 @@ ESSENTIAL = [
     "create_document",
     "set_document",
     "append_to_document",
-]
-ALL_TOOLS = [
-    "get_document",
-    "get_document_info",
-    "get_stats",
-    "create_document",
-    "set_document",
-    "append_to_document",
-    "replace_in_document",
-    "set_language",
 ]
 ELICITATION_OFF_LINE = (
     "rustpad-mcp: ELICITATION=false — guarded tools fall back to the two-call token"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from conftest import call, failed, frame_kinds, ok
+from conftest import UNTRUSTWORTHY, call, failed, frame_kinds, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -81,19 +81,6 @@ async def test_sockets_that_never_answer_or_fall_silent_end_with_a_clear_error(
     assert not problems, "\n".join(problems)
 
 
-UNTRUSTWORTHY = [
-    "malformed-float",
-    "malformed-zero",
-    "malformed-retain-past-end",
-    "malformed-not-covering",
-    "history-gap",
-    "non-integer-id",
-    "null-frame",
-    "array-frame",
-    "huge-history",
-    "close-mid-snapshot",
-    "oversized-frame",
-]
 
 
 @pytest.mark.parametrize("mode", UNTRUSTWORTHY)

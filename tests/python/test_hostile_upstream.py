@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from conftest import ERAS, call, failed, ok
+from conftest import ERAS, UNTRUSTWORTHY, call, failed, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -61,19 +61,6 @@ async def test_harmless_oddities_do_not_stop_a_write(client, rustpad, pad, mode)
     assert info["length_characters"] == 6
 
 
-UNTRUSTWORTHY = [
-    "malformed-float",
-    "malformed-zero",
-    "malformed-retain-past-end",
-    "malformed-not-covering",
-    "history-gap",
-    "non-integer-id",
-    "null-frame",
-    "array-frame",
-    "huge-history",
-    "close-mid-snapshot",
-    "oversized-frame",
-]
 
 
 @pytest.mark.parametrize("mode", UNTRUSTWORTHY)

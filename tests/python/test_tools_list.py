@@ -5,20 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import ERAS
+from conftest import ALL_TOOLS, ERAS
 
 pytestmark = pytest.mark.anyio
 
-ORDER = [
-    "get_document",
-    "get_document_info",
-    "get_stats",
-    "create_document",
-    "set_document",
-    "append_to_document",
-    "replace_in_document",
-    "set_language",
-]
 
 # (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), as in tools/catalogue.rs.
 HINTS = {
@@ -55,7 +45,7 @@ async def tools(request, open_client):
 
 
 async def test_eight_tools_in_catalogue_order(tools):
-    assert [tool.name for tool in tools] == ORDER
+    assert [tool.name for tool in tools] == ALL_TOOLS
 
 
 async def test_every_tool_declares_all_four_hints_with_the_catalogue_values(tools):
