@@ -206,10 +206,9 @@ impl Builder {
         self
     }
 
-    /// The operation as Rustpad's wire format, with its resulting length.
-    pub fn finish(self) -> (serde_json::Value, usize) {
-        let target = self.0.target_len();
-        (serde_json::to_value(&self.0).unwrap_or_default(), target)
+    /// The operation in Rustpad's wire format.
+    pub fn finish(self) -> serde_json::Value {
+        serde_json::to_value(&self.0).unwrap_or_default()
     }
 }
 
@@ -311,14 +310,18 @@ mod tests {
 
     #[test]
     fn builds_normalised_wire_ops() {
-        let (json, target) = Builder::new()
+        let json = Builder::new()
             .retain(1)
             .delete(1)
             .insert("X")
             .retain(1)
             .finish();
         assert_eq!(json, serde_json::json!([1, "X", -1, 1]));
-        assert_eq!(target, 3);
+        let mut doc = Document::with_text();
+        doc.apply(&op(r#"["abc"]"#).unwrap()).unwrap();
+        let wire = json.to_string();
+        doc.apply(&op(&wire).unwrap()).unwrap();
+        assert_eq!((doc.len(), text(&doc)), (3, "aXc".to_string()));
     }
 
     #[test]

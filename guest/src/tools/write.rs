@@ -105,7 +105,7 @@ pub fn create_document(url: &RustpadUrl, args: &Args) -> ToolResult {
             )));
         }
         if !text.is_empty() {
-            let (operation, _) = Builder::new().insert(text).finish();
+            let operation = Builder::new().insert(text).finish();
             socket.edit(operation)?;
         }
         if let Some(language) = language {
@@ -166,7 +166,7 @@ pub fn set_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult 
                 hint: "Tick the box to replace it; leave it unticked to keep the pad as it is.",
             })?;
         }
-        let (operation, _) = Builder::new().delete(before).insert(text).finish();
+        let operation = Builder::new().delete(before).insert(text).finish();
         socket.edit(operation)?;
         Ok((before, socket.document().len(), true))
     })?;
@@ -198,7 +198,7 @@ pub fn append_to_document(url: &RustpadUrl, args: &Args) -> ToolResult {
     let after = with_session(url, id, Track::Length, |socket| {
         let before = socket.document().len();
         check_limit(before + appended)?;
-        let (operation, _) = Builder::new().retain(before).insert(text).finish();
+        let operation = Builder::new().retain(before).insert(text).finish();
         socket.edit(operation)?;
         Ok(socket.document().len())
     })?;
@@ -267,7 +267,7 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
             builder = builder.retain(start - at).delete(*length).insert(replace);
             at = start + length;
         }
-        let (operation, _) = builder.retain(socket.document().len() - at).finish();
+        let operation = builder.retain(socket.document().len() - at).finish();
         socket.edit(operation)?;
         Ok((count, socket.document().len()))
     })?;
