@@ -18,6 +18,7 @@ use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
+use tokio_tungstenite::MaybeTlsStream;
 use wasmtime_wasi_http::{Error as HttpError, RequestOptions, WasiBody};
 
 /// How long connecting (TCP plus TLS) may take.
@@ -66,18 +67,19 @@ pub struct Egress {
 impl Egress {
     /// `allowed`: the origin of RUSTPAD_URL, or none (nothing may be reached).
     pub fn new(allowed: Option<&str>, insecure_tls: bool) -> Arc<Egress> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
         let config = if insecure_tls {
-            rustls::ClientConfig::builder_with_provider(provider())
+            rustls::ClientConfig::builder_with_provider(provider.clone())
                 .with_safe_default_protocol_versions()
                 .expect("ring supports the default protocol versions")
                 .dangerous()
-                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate))
+                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
                 .with_no_client_auth()
         } else {
             let roots = rustls::RootCertStore {
                 roots: webpki_roots::TLS_SERVER_ROOTS.into(),
             };
-            rustls::ClientConfig::builder_with_provider(provider())
+            rustls::ClientConfig::builder_with_provider(provider)
                 .with_safe_default_protocol_versions()
                 .expect("ring supports the default protocol versions")
                 .with_root_certificates(roots)
@@ -113,7 +115,7 @@ impl Egress {
             .map_err(ConnectError::Io)?;
         let _ = tcp.set_nodelay(true);
         if !origin.secure {
-            return Ok(Stream::Plain(tcp));
+            return Ok(MaybeTlsStream::Plain(tcp));
         }
         let host = origin.host.trim_start_matches('[').trim_end_matches(']');
         let name = ServerName::try_from(host.to_string()).map_err(|_| ConnectError::Name)?;
@@ -121,7 +123,7 @@ impl Egress {
             .await
             .map_err(|_| ConnectError::Timeout)?
             .map_err(ConnectError::Tls)?;
-        Ok(Stream::Tls(Box::new(tls)))
+        Ok(MaybeTlsStream::Rustls(tls))
     }
 
     /// Sends one HTTP request for the component (the wasi:http hook).
@@ -155,10 +157,6 @@ impl Egress {
             .map_err(|_| HttpError::HttpProtocolError)?;
         Ok(response.map(|body| body.map_err(HttpError::from).boxed_unsync()))
     }
-}
-
-fn provider() -> Arc<rustls::crypto::CryptoProvider> {
-    Arc::new(rustls::crypto::ring::default_provider())
 }
 
 pub enum ConnectError {
@@ -212,62 +210,13 @@ impl fmt::Display for ConnectError {
 }
 
 /// A plain or TLS stream to the allowed origin.
-pub enum Stream {
-    Plain(TcpStream),
-    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
-}
-
-impl tokio::io::AsyncRead for Stream {
-    fn poll_read(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &mut tokio::io::ReadBuf<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Stream::Plain(s) => std::pin::Pin::new(s).poll_read(cx, buf),
-            Stream::Tls(s) => std::pin::Pin::new(s.as_mut()).poll_read(cx, buf),
-        }
-    }
-}
-
-impl tokio::io::AsyncWrite for Stream {
-    fn poll_write(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-        buf: &[u8],
-    ) -> std::task::Poll<std::io::Result<usize>> {
-        match self.get_mut() {
-            Stream::Plain(s) => std::pin::Pin::new(s).poll_write(cx, buf),
-            Stream::Tls(s) => std::pin::Pin::new(s.as_mut()).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Stream::Plain(s) => std::pin::Pin::new(s).poll_flush(cx),
-            Stream::Tls(s) => std::pin::Pin::new(s.as_mut()).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(
-        self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Stream::Plain(s) => std::pin::Pin::new(s).poll_shutdown(cx),
-            Stream::Tls(s) => std::pin::Pin::new(s.as_mut()).poll_shutdown(cx),
-        }
-    }
-}
+pub type Stream = MaybeTlsStream<TcpStream>;
 
 /// `RUSTPAD_INSECURE_TLS=true`: any certificate is accepted, but the
 /// handshake signatures are still checked, so the session is at least bound
 /// to whoever presented the certificate.
 #[derive(Debug)]
-struct AcceptAnyCertificate;
+struct AcceptAnyCertificate(Arc<rustls::crypto::CryptoProvider>);
 
 impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
     fn verify_server_cert(
@@ -291,7 +240,7 @@ impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
             message,
             cert,
             dss,
-            &provider().signature_verification_algorithms,
+            &self.0.signature_verification_algorithms,
         )
     }
 
@@ -305,14 +254,12 @@ impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
             message,
             cert,
             dss,
-            &provider().signature_verification_algorithms,
+            &self.0.signature_verification_algorithms,
         )
     }
 
     fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        provider()
-            .signature_verification_algorithms
-            .supported_schemes()
+        self.0.signature_verification_algorithms.supported_schemes()
     }
 }
 
