@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import ssl
 import subprocess
 import urllib.error
 import urllib.request
@@ -86,23 +87,29 @@ def minimal_env(**variables: str | None) -> dict[str, str]:
 
 
 class RustpadServer:
-    """A running tests/rustpad-server and its /_test controls."""
+    """A running tests/rustpad-server and its /_test controls; with `tls` (certificate and
+    key files) it serves HTTPS/WSS and the controls trust that certificate."""
 
-    def __init__(self, binary: str):
+    def __init__(self, binary: str, tls: tuple[Path, Path] | None = None):
+        arguments = [str(binary), "--port", "0"]
+        if tls is not None:
+            arguments += ["--tls-cert", str(tls[0]), "--tls-key", str(tls[1])]
         self.process = subprocess.Popen(
-            [binary, "--port", "0"],
+            arguments,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             text=True,
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline().strip()
-        match = re.fullmatch(r"listening on (http://127\.0\.0\.1:(\d+))", line)
-        if not match:
+        match = re.fullmatch(r"listening on (https?)://127\.0\.0\.1:(\d+)", line)
+        if not match or (match.group(1) == "https") != (tls is not None):
             self.process.kill()
             raise RuntimeError(f"the test server did not start: first line {line!r}")
-        self.url = match.group(1)
         self.port = int(match.group(2))
+        # Over TLS, the name the certificate is for, so only the trust anchor can be missing.
+        self.url = f"https://localhost:{self.port}" if tls else f"http://127.0.0.1:{self.port}"
+        self.context = ssl.create_default_context(cafile=str(tls[0])) if tls else None
 
     def stop(self) -> None:
         self.process.terminate()
@@ -117,7 +124,7 @@ class RustpadServer:
     def request(self, method: str, path: str, body: bytes | None = None) -> tuple[int, bytes]:
         req = urllib.request.Request(self.url + path, data=body, method=method)
         try:
-            with urllib.request.urlopen(req, timeout=60) as response:
+            with urllib.request.urlopen(req, timeout=60, context=self.context) as response:
                 return response.status, response.read()
         except urllib.error.HTTPError as error:
             return error.code, error.read()

@@ -8,20 +8,17 @@ and the test Rustpad serves HTTPS/WSS with it (`--tls-cert`/`--tls-key`)."""
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import socket
-import ssl
 import subprocess
 import urllib.error
 import urllib.request
 from pathlib import Path
 from collections.abc import Iterable
-from typing import Any
 
 import pytest
 
-from conftest import ERAS, TEST_SERVER_BIN, call, failed, minimal_env, mcp_client, ok
+from conftest import ERAS, TEST_SERVER_BIN, RustpadServer, call, failed, minimal_env, mcp_client, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -65,58 +62,12 @@ def make_certificate(directory: Path) -> tuple[Path, Path]:
     return cert, key
 
 
-class TlsRustpad:
-    """tests/rustpad-server serving HTTPS/WSS; controls go through a context that trusts its
-    certificate."""
-
-    def __init__(self, binary: Path, cert: Path, key: Path):
-        self.process = subprocess.Popen(
-            [str(binary), "--port", "0", "--tls-cert", str(cert), "--tls-key", str(key)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline().strip()
-        match = re.fullmatch(r"listening on https://127\.0\.0\.1:(\d+)", line)
-        if not match:
-            self.process.kill()
-            raise RuntimeError(f"the TLS test server did not start: first line {line!r}")
-        self.port = int(match.group(1))
-        # The name the certificate is for, so only the trust anchor is missing.
-        self.url = f"https://localhost:{self.port}"
-        self.context = ssl.create_default_context(cafile=str(cert))
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def _control(self, method: str, path: str, body: bytes | None = None) -> bytes:
-        request = urllib.request.Request(self.url + path, data=body, method=method)
-        with urllib.request.urlopen(request, timeout=60, context=self.context) as response:
-            return response.read()
-
-    def seed(self, pad: str, text: str) -> None:
-        self._control("POST", f"/_test/seed/{pad}", json.dumps({"text": text}).encode())
-
-    def text(self, pad: str) -> str:
-        return self._control("GET", f"/api/text/{pad}").decode()
-
-    def log(self, pad: str) -> list[Any]:
-        frames = json.loads(self._control("GET", f"/_test/log/{pad}"))
-        return [json.loads(frame) for frame in frames]
-
-
 @pytest.fixture(scope="module")
-def tls_rustpad(tmp_path_factory) -> Iterable[TlsRustpad]:
+def tls_rustpad(tmp_path_factory) -> Iterable[RustpadServer]:
     cert, key = make_certificate(tmp_path_factory.mktemp("tls"))
     if not TEST_SERVER_BIN.is_file():
         pytest.exit(f"{TEST_SERVER_BIN} does not exist: run `make build`", returncode=3)
-    server = TlsRustpad(TEST_SERVER_BIN, cert, key)
+    server = RustpadServer(str(TEST_SERVER_BIN), tls=(cert, key))
     try:
         yield server
     finally:
