@@ -164,21 +164,7 @@ const MISSING_URL_NOTICE: &str = "rustpad-mcp: RUSTPAD_URL is not set, so the to
 impl Config {
     /// Reads the configuration from the process environment.
     pub fn from_env() -> Result<Config, String> {
-        let mut config = Config::from_lookup(|name| std::env::var(name).ok())?;
-        let unknown = std::env::vars_os()
-            .filter_map(|(name, _)| name.into_string().ok())
-            .filter(|name| name.starts_with("RUSTPAD_") && !VARIABLES.contains(&name.as_str()));
-        let warnings: Vec<String> = unknown
-            .map(|name| {
-                format!(
-                    "rustpad-mcp: {} is not a setting of this server and is ignored; the settings are {}",
-                    crate::text::clean_line(&name, 64),
-                    VARIABLES.join(", ")
-                )
-            })
-            .collect();
-        config.notices.splice(0..0, warnings);
-        Ok(config)
+        Config::from_lookup(|name| std::env::var(name).ok())
     }
 
     /// Reads the configuration through `get` (the environment, or a test's map).
@@ -238,11 +224,23 @@ impl Config {
         })
     }
 
+    /// What the host learns at startup, with a notice for every `RUSTPAD_*`
+    /// variable in the environment that is not a setting (likely a typo).
     pub fn startup(self) -> Startup {
+        let unknown = std::env::vars_os()
+            .filter_map(|(name, _)| name.into_string().ok())
+            .filter(|name| name.starts_with("RUSTPAD_") && !VARIABLES.contains(&name.as_str()))
+            .map(|name| {
+                format!(
+                    "rustpad-mcp: {} is not a setting of this server and is ignored; the settings are {}",
+                    crate::text::clean_line(&name, 64),
+                    VARIABLES.join(", ")
+                )
+            });
         Startup {
             origin: self.rustpad.as_ref().map(|url| url.origin().to_string()),
             insecure_tls: self.insecure_tls,
-            notices: self.notices,
+            notices: unknown.chain(self.notices).collect(),
         }
     }
 
