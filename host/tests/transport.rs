@@ -169,3 +169,15 @@ async fn check_reports_what_works_in_plain_words() {
         "{report}"
     );
 }
+
+#[test]
+fn a_misspelled_setting_is_named_at_startup() {
+    let mut server = Server::start(&[("RUSTPAD_READONLY", "true")], &[]);
+    server.initialize(json!({}));
+    let notices = server.stderr().join("\n");
+    assert!(
+        notices.contains("RUSTPAD_READONLY is not a setting of this server and is ignored"),
+        "{notices}"
+    );
+    assert!(notices.contains("RUSTPAD_READ_ONLY"), "{notices}");
+}
