@@ -21,6 +21,8 @@ use crate::tools::{self, CallContext, Era, Outcome as ToolOutcome};
 pub const MODERN: &str = "2026-07-28";
 /// Legacy revisions we speak: the ones with elicitation and structured output.
 pub const LEGACY: [&str; 2] = ["2025-11-25", "2025-06-18"];
+/// Every revision we speak, newest first.
+const SUPPORTED: [&str; 3] = [MODERN, LEGACY[0], LEGACY[1]];
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -325,15 +327,13 @@ fn modern_meta(params: &Map<String, Value>) -> Option<&Map<String, Value>> {
 fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outcome {
     let version = meta.get(META_VERSION).and_then(Value::as_str).unwrap_or("");
     if version != MODERN {
-        let mut supported = vec![MODERN];
-        supported.extend(LEGACY);
         return Err(RpcError {
             code: UNSUPPORTED_VERSION,
             message: format!(
                 "Unsupported protocol version; this server speaks {}",
-                supported.join(", ")
+                SUPPORTED.join(", ")
             ),
-            data: Some(json!({ "supported": supported, "requested": meta.get(META_VERSION) })),
+            data: Some(json!({ "supported": SUPPORTED, "requested": meta.get(META_VERSION) })),
         });
     }
     let Some(client_capabilities) = meta.get(META_CAPABILITIES).and_then(Value::as_object) else {
@@ -344,10 +344,8 @@ fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outc
     };
     let mut result = match request.method.as_str() {
         "server/discover" => {
-            let mut supported = vec![MODERN];
-            supported.extend(LEGACY);
             json!({
-                "supportedVersions": supported,
+                "supportedVersions": SUPPORTED,
                 "capabilities": capabilities(),
                 "serverInfo": server_info(),
                 "instructions": INSTRUCTIONS,
