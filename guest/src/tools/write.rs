@@ -246,7 +246,7 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
                 tool: ToolName::ReplaceInDocument,
                 pad: id,
                 arguments: vec![search, replace],
-                pad_state: count_text.clone(),
+                pad_state: replace_binding(&text, search, replace, count),
                 what: format!("replace {count} occurrences in pad \"{id}\""),
                 consequence: "What is replaced cannot be restored, and a search string that is shorter than intended matches in places nobody looked at.",
                 facts: vec![
@@ -283,6 +283,21 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
         after,
         json!({ "replacements": replacements }),
     )
+}
+
+/// What a replace approval is bound to besides its values: the match count,
+/// which a replacement changes, unless the result holds as many matches as
+/// before (`a` → `ab`, or `ab` → `b` in `aab`). Then the count cannot tell
+/// "not yet done" from "done", and a replayed approval (at another replica,
+/// whose record of spent approvals is its own) would replace a second time; so
+/// the approval is bound to the exact content instead, which the first use
+/// changes. The price: an edit by anyone while the dialog is open asks again.
+fn replace_binding(text: &str, search: &str, replace: &str, count: usize) -> String {
+    if text.replace(search, replace).matches(search).count() == count {
+        format!("{count} {}", seal::fingerprint(text))
+    } else {
+        count.to_string()
+    }
 }
 
 pub fn set_language(url: &RustpadUrl, args: &Args) -> ToolResult {
@@ -340,5 +355,18 @@ mod tests {
         let text = "a\nb a\n\na";
         let matches = find_literal(text, "a");
         assert_eq!(match_lines(text, &matches), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn a_replace_that_keeps_its_match_count_is_bound_to_the_content() {
+        // The count changes: binding to it is enough.
+        assert_eq!(replace_binding("a a", "a", "b", 2), "2");
+        // The count survives the replacement: bind to the exact content.
+        for (text, search, replace) in [("a a", "a", "ab"), ("aab aab", "ab", "b")] {
+            let binding = replace_binding(text, search, replace, 2);
+            assert_eq!(binding, format!("2 {}", seal::fingerprint(text)));
+            let done = text.replace(search, replace);
+            assert_ne!(replace_binding(&done, search, replace, 2), binding);
+        }
     }
 }
