@@ -7,6 +7,8 @@
 #![forbid(unsafe_code)]
 
 mod egress;
+mod jsonrpc;
+mod questions;
 mod runtime;
 mod single_use;
 mod stdio;

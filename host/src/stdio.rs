@@ -12,173 +12,31 @@
 //! connection's session, which every later message needs.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
-use crate::runtime::{Cost, Elicitor, Runtime};
+use crate::jsonrpc::{
+    Envelope, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, error_response, key, trace_call,
+};
+use crate::questions::{Asker, Questions};
+use crate::runtime::{Elicitor, Runtime};
 
 /// The largest message accepted on stdin (a whole pad is at most a few MiB of JSON).
-const MAX_MESSAGE_BYTES: usize = 16 << 20;
-/// How long a person may take to answer a dialog.
-const ELICITATION_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 /// After stdin closes, how long running calls may take to finish.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
-
-type Answer = Result<String, String>;
-
-/// The parts of a JSON-RPC message the transport routes on, kept raw: a
-/// client's text (even one with unpaired surrogate escapes) never stops
-/// routing, and the component gets the message as it was sent.
-#[derive(Deserialize, Default)]
-struct Envelope<'a> {
-    #[serde(borrow)]
-    id: Option<&'a RawValue>,
-    method: Option<String>,
-    #[serde(borrow)]
-    params: Option<&'a RawValue>,
-    #[serde(borrow)]
-    result: Option<&'a RawValue>,
-    #[serde(borrow)]
-    error: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct Cancelled {
-    #[serde(rename = "requestId")]
-    request_id: Value,
-}
-
-#[derive(Deserialize)]
-struct ErrorBody {
-    message: String,
-}
-
-/// The client at the other end of stdio: our writer and our open questions.
-struct ClientLink {
-    out: mpsc::UnboundedSender<String>,
-    pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
-    next_id: AtomicU64,
-}
-
-impl ClientLink {
-    fn write(&self, message: String) {
-        let _ = self.out.send(message);
-    }
-
-    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
-        self.pending
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Delivers a client's response to the question it answers, if any.
-    fn resolve(&self, id: &str, message: &Envelope) -> bool {
-        let Some(waiting) = self.pending().remove(id) else {
-            return false;
-        };
-        // The result goes to the component as the client wrote it: judging it is not our job.
-        let answer = match (message.result, message.error) {
-            (Some(result), _) => Ok(result.get().to_string()),
-            (None, Some(error)) => Err(format!(
-                "the client answered with an error: {}",
-                serde_json::from_str::<ErrorBody>(error.get())
-                    .map_or_else(|_| "(unreadable)".to_string(), |e| e.message)
-            )),
-            (None, None) => Err("the client's answer was empty".into()),
-        };
-        let _ = waiting.send(answer);
-        true
-    }
-
-    fn fail_all(&self, reason: &str) {
-        for (_, waiting) in self.pending().drain() {
-            let _ = waiting.send(Err(reason.to_string()));
-        }
-    }
-}
-
-/// Removes an unanswered question when the call that asked goes away.
-struct Question<'a> {
-    link: &'a ClientLink,
-    id: String,
-}
-
-impl Drop for Question<'_> {
-    fn drop(&mut self) {
-        self.link.pending().remove(&self.id);
-    }
-}
-
-/// The elicitor handed to each call: a shared handle on the client link.
-struct ArcLink(Arc<ClientLink>);
-
-impl Elicitor for ArcLink {
-    fn ask(&self, params: String) -> Pin<Box<dyn Future<Output = Answer> + Send>> {
-        let link = self.0.clone();
-        Box::pin(async move {
-            let params: Value = serde_json::from_str(&params)
-                .map_err(|_| "the question was not valid JSON".to_string())?;
-            let id = format!(
-                "rustpad-mcp-{}",
-                link.next_id.fetch_add(1, Ordering::Relaxed)
-            );
-            let id = json!(id);
-            let (sender, receiver) = oneshot::channel();
-            link.pending().insert(key(&id), sender);
-            let question = Question {
-                link: &link,
-                id: key(&id),
-            };
-            link.write(json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params}).to_string());
-            let answer = match tokio::time::timeout(ELICITATION_TIMEOUT, receiver).await {
-                Ok(Ok(answer)) => answer,
-                Ok(Err(_)) => Err("the connection to the client ended".into()),
-                Err(_) => Err("nobody answered the question in time".into()),
-            };
-            drop(question);
-            answer
-        })
-    }
-}
-
-/// One JSON line per call on stderr: where its time went (never any content).
-fn trace_call(method: &str, id: Option<&Value>, cost: &Cost) {
-    let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-    eprintln!(
-        "{}",
-        json!({
-            "event": "call",
-            "method": method,
-            "id": id,
-            "total_us": micros(cost.total),
-            "instantiate_us": micros(cost.instantiate),
-            "waiting_us": micros(cost.waiting),
-            "fuel": cost.fuel,
-            "memory_bytes": cost.memory,
-        })
-    );
-}
 
 /// Serves MCP on stdin/stdout until stdin closes. With `trace`, each call's
 /// cost goes to stderr as a JSON line.
 pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
-    let (out, lines) = mpsc::unbounded_channel();
+    let (out, lines) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(write_lines(lines));
-    let link = Arc::new(ClientLink {
-        out,
-        pending: Mutex::new(HashMap::new()),
-        next_id: AtomicU64::new(1),
-    });
+    let questions = Arc::new(Questions::default());
     let session: Arc<Mutex<Option<String>>> = Arc::default();
     let in_flight: Arc<Mutex<HashMap<String, AbortHandle>>> = Arc::default();
     let mut tasks = JoinSet::new();
@@ -188,9 +46,9 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
         match read_message(&mut stdin, &mut buffer).await? {
             Line::End => break,
             Line::TooLong => {
-                link.write(error_response(
+                let _ = out.send(error_response(
                     &Value::Null,
-                    -32600,
+                    INVALID_REQUEST,
                     "the message is larger than this server accepts",
                 ));
                 continue;
@@ -198,9 +56,9 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
             Line::Message => {}
         }
         let Ok(text) = std::str::from_utf8(&buffer) else {
-            link.write(error_response(
+            let _ = out.send(error_response(
                 &Value::Null,
-                -32700,
+                PARSE_ERROR,
                 "Parse error: the message is not UTF-8",
             ));
             continue;
@@ -210,24 +68,18 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
             continue;
         }
         // Only what routing needs; the component reads the message itself.
-        let envelope: Envelope = serde_json::from_str(text).unwrap_or_default();
+        let envelope = Envelope::read(text);
         let method = envelope.method.as_deref();
-        let id = envelope
-            .id
-            .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
-            .filter(|id| !id.is_null());
+        let id = envelope.id();
         let id = id.as_ref();
         match (method, id) {
-            (None, Some(id)) if envelope.result.is_some() || envelope.error.is_some() => {
-                if !link.resolve(&key(id), &envelope) {
+            (None, Some(id)) if envelope.is_response() => {
+                if !questions.resolve(&key(id), envelope.answer()) {
                     eprintln!("rustpad-mcp: ignored a response to no question of ours");
                 }
             }
             (Some("notifications/cancelled"), _) => {
-                let target = envelope
-                    .params
-                    .and_then(|raw| serde_json::from_str::<Cancelled>(raw.get()).ok())
-                    .map(|cancelled| key(&cancelled.request_id));
+                let target = envelope.cancelled_request();
                 let handle = target.and_then(|target| lock(&in_flight).remove(&target));
                 if let Some(handle) = handle {
                     handle.abort();
@@ -241,19 +93,23 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                             *lock(&session) = Some(new_session);
                         }
                         if let Some(response) = reply.response {
-                            link.write(response);
+                            let _ = out.send(response);
                         }
                     }
                     Err(failure) => {
                         if let Some(id) = id {
-                            link.write(error_response(id, -32603, &failure.0));
+                            let _ = out.send(error_response(id, INTERNAL_ERROR, &failure.0));
                         }
                     }
                 }
             }
             _ => {
                 let runtime = runtime.clone();
-                let link = link.clone();
+                let asker = Asker {
+                    questions: questions.clone(),
+                    out: out.clone(),
+                };
+                let out = out.clone();
                 let current = lock(&session).clone();
                 let message = text.to_string();
                 let flight_key = id.map(key);
@@ -265,7 +121,7 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                 // unregister itself first and leave a stale entry behind.
                 let mut flights = lock(&in_flight);
                 let handle = tasks.spawn(async move {
-                    let elicitor: Arc<dyn Elicitor> = Arc::new(ArcLink(link.clone()));
+                    let elicitor: Arc<dyn Elicitor> = Arc::new(asker);
                     let outcome = runtime
                         .handle(&message, current.as_deref(), Some(elicitor))
                         .await;
@@ -278,13 +134,13 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                     match outcome {
                         Ok(reply) => {
                             if let Some(response) = reply.response {
-                                link.write(response);
+                                let _ = out.send(response);
                             }
                         }
                         Err(failure) => {
                             eprintln!("rustpad-mcp: {}", failure.0);
                             if let Some(id) = &id {
-                                link.write(error_response(id, -32603, &failure.0));
+                                let _ = out.send(error_response(id, INTERNAL_ERROR, &failure.0));
                             }
                         }
                     }
@@ -296,12 +152,14 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
         }
         while tasks.try_join_next().is_some() {}
     }
-    link.fail_all("the client closed stdin");
+    questions.fail_all("the client closed stdin");
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, async {
         while tasks.join_next().await.is_some() {}
     })
     .await;
-    drop(link);
+    // Whatever is still running is stopped, so the writer sees the end of its queue.
+    drop(tasks);
+    drop(out);
     let _ = writer.await;
     Ok(())
 }
@@ -310,15 +168,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// A request id as a map key: its JSON text, so 1 and "1" stay distinct.
-fn key(id: &Value) -> String {
-    id.to_string()
-}
-
-fn error_response(id: &Value, code: i64, message: &str) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
 }
 
 enum Line {

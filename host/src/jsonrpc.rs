@@ -1,0 +1,110 @@
+//! The little of JSON-RPC that the transports need to route messages: the
+//! envelope, request ids as keys, and the error replies the host writes itself.
+//!
+//! The host reads no further into a message; the component parses it again,
+//! in full, as the client sent it.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+
+use crate::runtime::Cost;
+
+pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
+pub const INTERNAL_ERROR: i64 = -32603;
+
+/// The parts of a message the transports route on, kept raw: a client's text
+/// (even one with unpaired surrogate escapes) never stops routing.
+#[derive(Deserialize, Default)]
+pub struct Envelope<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    pub method: Option<String>,
+    #[serde(borrow)]
+    pub params: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub result: Option<&'a RawValue>,
+    #[serde(borrow)]
+    pub error: Option<&'a RawValue>,
+}
+
+impl<'a> Envelope<'a> {
+    /// Reads the envelope of `text`; anything unreadable is an empty envelope,
+    /// and the component answers it with the precise error.
+    pub fn read(text: &'a str) -> Envelope<'a> {
+        serde_json::from_str(text).unwrap_or_default()
+    }
+
+    /// The request id, unless absent or null.
+    pub fn id(&self) -> Option<Value> {
+        self.id
+            .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+            .filter(|id| !id.is_null())
+    }
+
+    /// A response from the client: an id with a result or an error, no method.
+    pub fn is_response(&self) -> bool {
+        self.method.is_none()
+            && self.id.is_some()
+            && (self.result.is_some() || self.error.is_some())
+    }
+
+    /// The request whose cancellation this `notifications/cancelled` asks for.
+    pub fn cancelled_request(&self) -> Option<String> {
+        #[derive(Deserialize)]
+        struct Cancelled {
+            #[serde(rename = "requestId")]
+            request_id: Value,
+        }
+        let params: Cancelled = serde_json::from_str(self.params?.get()).ok()?;
+        Some(key(&params.request_id))
+    }
+
+    /// The client's answer to one of our requests, as the component gets it:
+    /// the result as written, or the error's message.
+    pub fn answer(&self) -> Result<String, String> {
+        #[derive(Deserialize)]
+        struct ErrorBody {
+            message: String,
+        }
+        match (self.result, self.error) {
+            (Some(result), _) => Ok(result.get().to_string()),
+            (None, Some(error)) => Err(format!(
+                "the client answered with an error: {}",
+                serde_json::from_str::<ErrorBody>(error.get())
+                    .map_or_else(|_| "(unreadable)".to_string(), |e| e.message)
+            )),
+            (None, None) => Err("the client's answer was empty".into()),
+        }
+    }
+}
+
+/// A request id as a map key: its JSON text, so 1 and "1" stay distinct.
+pub fn key(id: &Value) -> String {
+    id.to_string()
+}
+
+pub fn error_response(id: &Value, code: i64, message: &str) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
+}
+
+/// One JSON line per call on stderr: where its time went (never any content).
+pub fn trace_call(method: &str, id: Option<&Value>, cost: &Cost) {
+    let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+    eprintln!(
+        "{}",
+        json!({
+            "event": "call",
+            "method": method,
+            "id": id,
+            "total_us": micros(cost.total),
+            "instantiate_us": micros(cost.instantiate),
+            "waiting_us": micros(cost.waiting),
+            "fuel": cost.fuel,
+            "memory_bytes": cost.memory,
+        })
+    );
+}

@@ -1,0 +1,110 @@
+//! Questions the server asks the client (`elicitation/create`), and the calls
+//! waiting for their answers.
+//!
+//! One [`Questions`] per client connection (stdio) or session (HTTP); an
+//! [`Asker`] is the elicitor a call gets, writing its question wherever that
+//! call's messages go.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::jsonrpc::key;
+use crate::runtime::Elicitor;
+
+/// How long a person may take to answer a dialog.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+pub type Answer = Result<String, String>;
+
+/// The open questions of one client, by request id.
+#[derive(Default)]
+pub struct Questions {
+    pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
+    next_id: AtomicU64,
+}
+
+impl Questions {
+    fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
+        self.pending
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Hands the client's answer to the call that asked; false when no open
+    /// question has this id (a late answer, or one to a question never asked).
+    pub fn resolve(&self, id: &str, answer: Answer) -> bool {
+        match self.pending().remove(id) {
+            Some(waiting) => {
+                let _ = waiting.send(answer);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Ends every open question with `reason` (the client went away).
+    pub fn fail_all(&self, reason: &str) {
+        for (_, waiting) in self.pending().drain() {
+            let _ = waiting.send(Err(reason.to_string()));
+        }
+    }
+
+    async fn ask(&self, params: String, out: &mpsc::UnboundedSender<String>) -> Answer {
+        let params: Value = serde_json::from_str(&params)
+            .map_err(|_| "the question was not valid JSON".to_string())?;
+        let id = json!(format!(
+            "rustpad-mcp-{}",
+            self.next_id.fetch_add(1, Ordering::Relaxed) + 1
+        ));
+        let (sender, receiver) = oneshot::channel();
+        self.pending().insert(key(&id), sender);
+        // Removes the question however this call ends, cancelled included.
+        let _open = Open {
+            questions: self,
+            id: key(&id),
+        };
+        let question =
+            json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params});
+        if out.send(question.to_string()).is_err() {
+            return Err("the connection to the client ended".into());
+        }
+        match tokio::time::timeout(ANSWER_TIMEOUT, receiver).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => Err("the connection to the client ended".into()),
+            Err(_) => Err("nobody answered the question in time".into()),
+        }
+    }
+}
+
+struct Open<'a> {
+    questions: &'a Questions,
+    id: String,
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        self.questions.pending().remove(&self.id);
+    }
+}
+
+/// The elicitor one call gets: its questions go out on `out` and are
+/// answered through `questions`.
+pub struct Asker {
+    pub questions: Arc<Questions>,
+    pub out: mpsc::UnboundedSender<String>,
+}
+
+impl Elicitor for Asker {
+    fn ask(&self, params: String) -> Pin<Box<dyn Future<Output = Answer> + Send>> {
+        let questions = self.questions.clone();
+        let out = self.out.clone();
+        Box::pin(async move { questions.ask(params, &out).await })
+    }
+}
