@@ -26,6 +26,7 @@ const SUPPORTED: [&str; 3] = [MODERN, LEGACY[0], LEGACY[1]];
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 const PARSE_ERROR: i64 = -32700;
@@ -123,13 +124,15 @@ pub fn handle_with(config: &Config, message: &str, session: Option<&str>) -> Rep
     let session: Option<Session> = session.and_then(|s| serde_json::from_str(s).ok());
     let is_notification = request.id.is_none();
     let mut new_session = None;
-    let outcome = if request.method == "initialize" {
+    // Modern first: a 2026-07-28 request is served statelessly whatever its
+    // method, and `initialize` is not one of that revision's methods.
+    let outcome = if let Some(meta) = modern_meta(&request) {
+        modern(config, &request, &meta)
+    } else if request.method == "initialize" {
         initialize(&request.params).map(|(result, negotiated)| {
             new_session = serde_json::to_string(&negotiated).ok();
             result
         })
-    } else if let Some(meta) = modern_meta(&request.params) {
-        modern(config, &request, meta)
     } else {
         legacy(config, &request, session.as_ref())
     };
@@ -317,15 +320,26 @@ fn initialize(params: &Map<String, Value>) -> Result<(Value, Session), RpcError>
     Ok((result, session))
 }
 
-fn modern_meta(params: &Map<String, Value>) -> Option<&Map<String, Value>> {
-    params
-        .get("_meta")
-        .and_then(Value::as_object)
-        .filter(|meta| meta.contains_key(META_VERSION))
+/// The `_meta` of a request meant for 2026-07-28: one that carries any of
+/// that revision's `_meta` keys, or calls `server/discover`, which only that
+/// revision has (so a discover without `_meta` is told what it lacks).
+fn modern_meta(request: &Request) -> Option<Map<String, Value>> {
+    let meta = request.params.get("_meta").and_then(Value::as_object);
+    let marked = meta.is_some_and(|meta| {
+        [META_VERSION, META_CAPABILITIES, META_CLIENT_INFO]
+            .iter()
+            .any(|key| meta.contains_key(*key))
+    });
+    (marked || request.method == "server/discover").then(|| meta.cloned().unwrap_or_default())
 }
 
 fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outcome {
-    let version = meta.get(META_VERSION).and_then(Value::as_str).unwrap_or("");
+    let Some(version) = meta.get(META_VERSION).and_then(Value::as_str) else {
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            format!("Invalid params: _meta must carry \"{META_VERSION}\" (a string)"),
+        ));
+    };
     if version != MODERN {
         return Err(RpcError {
             code: UNSUPPORTED_VERSION,
@@ -333,7 +347,7 @@ fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outc
                 "Unsupported protocol version; this server speaks {}",
                 SUPPORTED.join(", ")
             ),
-            data: Some(json!({ "supported": SUPPORTED, "requested": meta.get(META_VERSION) })),
+            data: Some(json!({ "supported": SUPPORTED, "requested": version })),
         });
     }
     let Some(client_capabilities) = meta.get(META_CAPABILITIES).and_then(Value::as_object) else {
@@ -606,11 +620,34 @@ mod tests {
             None,
         );
         assert_eq!(response["error"]["code"], INVALID_PARAMS);
-        let (response, _) = reply(
-            json!({"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta": modern_meta()}}),
-            None,
-        );
-        assert_eq!(response["error"]["code"], METHOD_NOT_FOUND);
+        // Missing fields are named before the version is judged.
+        for params in [
+            json!({}),
+            json!({"_meta": {META_CAPABILITIES: {}}}),
+            json!({"_meta": {META_VERSION: 2026, META_CAPABILITIES: {}}}),
+            json!({"_meta": {META_VERSION: MODERN, META_CLIENT_INFO: {"name": "c", "version": "1"}}}),
+        ] {
+            let (response, _) = reply(
+                json!({"jsonrpc":"2.0","id":7,"method":"server/discover","params":params}),
+                None,
+            );
+            assert_eq!(response["error"]["code"], INVALID_PARAMS, "{params}");
+            assert_eq!(response["id"], 7);
+        }
+        // Methods of the legacy era do not exist in 2026-07-28.
+        for method in [
+            "ping",
+            "initialize",
+            "logging/setLevel",
+            "resources/subscribe",
+        ] {
+            let (response, session) = reply(
+                json!({"jsonrpc":"2.0","id":1,"method":method,"params":{"_meta": modern_meta(), "protocolVersion": LEGACY[0], "capabilities": {}}}),
+                None,
+            );
+            assert_eq!(response["error"]["code"], METHOD_NOT_FOUND, "{method}");
+            assert_eq!(session, None);
+        }
         let (response, _) = reply(
             json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","_meta": modern_meta()}}),
             None,
