@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod egress;
+mod http;
 mod jsonrpc;
 mod questions;
 mod runtime;
@@ -22,9 +23,13 @@ use runtime::Runtime;
 
 const HELP: &str = "rustpad-mcp — an MCP server for Rustpad, the collaborative text editor
 
-Usage: rustpad-mcp [--component FILE]
+Usage: rustpad-mcp [--http ADDRESS] [--component FILE]
        rustpad-mcp --check
        rustpad-mcp --help | --version
+
+  --http ADDRESS     serve MCP over Streamable HTTP at http://ADDRESS/mcp
+                     instead of stdio; ADDRESS is HOST:PORT, or a port on
+                     127.0.0.1 (see docs/deployment.md)
 
   --check            connect to RUSTPAD_URL once and report what works
                      (HTTP API, collaboration socket, TLS); exit 1 if anything fails
@@ -32,8 +37,8 @@ Usage: rustpad-mcp [--component FILE]
   --component FILE   run another component that implements the rustpad:mcp
                      server world (wit/world.wit) instead of the built-in one
 
-Speaks MCP over stdin/stdout (protocol revisions 2025-11-25, 2025-06-18 and
-2026-07-28). Logs go to stderr.
+Speaks MCP over stdin/stdout, or HTTP with --http (protocol revisions
+2025-11-25, 2025-06-18 and 2026-07-28). Logs go to stderr.
 
 Environment:
   RUSTPAD_URL            base address of the Rustpad instance, e.g. https://rustpad.example.net
@@ -50,6 +55,12 @@ Environment:
                          (total, instantiation, waiting on Rustpad, guest fuel)
   RUSTPAD_MCP_CACHE_DIR  where the compiled component is cached
                          (default: $XDG_CACHE_HOME/rustpad-mcp or ~/.cache/rustpad-mcp)
+
+With --http:
+  RUSTPAD_MCP_HTTP_TOKEN    bearer token every request must carry (32+ characters);
+                            required unless ADDRESS is loopback
+  RUSTPAD_MCP_HTTP_ORIGINS  comma-separated browser origins allowed besides
+                            localhost, e.g. https://chat.example.net
 ";
 
 /// Variables for the host itself, never handed to the component.
@@ -85,6 +96,7 @@ fn component_env() -> anyhow::Result<Vec<(String, String)>> {
 fn main() -> ExitCode {
     let mut component = None;
     let mut check = false;
+    let mut listen = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -97,6 +109,17 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             "--check" => check = true,
+            "--http" => match args.next().map(|a| http::parse_listen(&a)) {
+                Some(Ok(address)) => listen = Some(address),
+                Some(Err(problem)) => {
+                    eprintln!("rustpad-mcp: {problem}");
+                    return ExitCode::from(2);
+                }
+                None => {
+                    eprintln!("rustpad-mcp: --http needs an address such as 127.0.0.1:8080");
+                    return ExitCode::from(2);
+                }
+            },
             "--component" => match args.next() {
                 Some(path) => component = Some(PathBuf::from(path)),
                 None => {
@@ -120,7 +143,18 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(run(component, check));
+    // Settings that cannot work stop the server before anything starts.
+    let transport = match listen {
+        None => Transport::Stdio,
+        Some(address) => match http::Gate::new(address, |name| std::env::var(name).ok()) {
+            Ok(gate) => Transport::Http(address, gate),
+            Err(problem) => {
+                eprintln!("rustpad-mcp: {problem}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let code = runtime.block_on(run(component, check, transport));
     // A read of stdin may still be blocking a thread; do not wait for it.
     runtime.shutdown_background();
     code
@@ -151,7 +185,13 @@ async fn check_connection(runtime: &Runtime) -> ExitCode {
     }
 }
 
-async fn run(component: Option<PathBuf>, check: bool) -> ExitCode {
+/// Where the MCP client is.
+enum Transport {
+    Stdio,
+    Http(std::net::SocketAddr, http::Gate),
+}
+
+async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> ExitCode {
     let loaded = component_env().and_then(|env| match &component {
         None => Runtime::load(env),
         Some(path) => std::fs::read(path)
@@ -187,7 +227,28 @@ async fn run(component: Option<PathBuf>, check: bool) -> ExitCode {
         return check_connection(&runtime).await;
     }
     let trace = std::env::var_os("RUSTPAD_MCP_TRACE").is_some_and(|v| v == "1");
-    let serving = stdio::serve(Arc::new(runtime), trace);
+    let runtime = Arc::new(runtime);
+    let serving = match transport {
+        Transport::Stdio => Box::pin(stdio::serve(runtime, trace))
+            as std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>,
+        Transport::Http(address, gate) => {
+            let listener = match tokio::net::TcpListener::bind(address).await {
+                Ok(listener) => listener,
+                Err(error) => {
+                    eprintln!("rustpad-mcp: cannot listen on {address}: {error}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let bound = listener.local_addr().unwrap_or(address);
+            let protection = if gate.requires_token() {
+                "bearer token required"
+            } else {
+                "loopback only, no token"
+            };
+            eprintln!("rustpad-mcp: serving MCP at http://{bound}/mcp ({protection})");
+            Box::pin(http::serve(runtime, listener, gate, trace))
+        }
+    };
     let mut terminate =
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(signal) => signal,

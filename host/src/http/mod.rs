@@ -1,0 +1,560 @@
+//! MCP's Streamable HTTP transport, at `/mcp`.
+//!
+//! - 2026-07-28: every request stands alone. It goes to a fresh instance and
+//!   its response is the HTTP body, so any replica that shares the seal key
+//!   answers any request, confirmation rounds included.
+//! - 2025-11-25: `initialize` opens a session (`Mcp-Session-Id`) in this
+//!   process. A call that needs a person answers with an event stream that
+//!   carries `elicitation/create` first; the client POSTs its answer.
+//!
+//! Before a message reaches the component it passes the [`gate`] (token,
+//! `Origin`, `Host`), a size limit and a bound on concurrent calls. Closing a
+//! response early cancels its call.
+
+mod gate;
+mod headers;
+mod sessions;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::stream;
+use http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::{Semaphore, mpsc};
+use tokio::task::JoinHandle;
+
+pub use gate::Gate;
+use gate::Refusal;
+use headers::{SESSION_ID, Stated};
+use sessions::{Session, Sessions};
+
+use crate::jsonrpc::{
+    Envelope, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, error_response, key, trace_call,
+};
+use crate::questions::Asker;
+use crate::runtime::{Elicitor, Reply, Runtime};
+use crate::stdio::MAX_MESSAGE_BYTES;
+
+/// Calls running at once; past it, requests get 503 and a hint to retry.
+const MAX_CONCURRENT_CALLS: usize = 64;
+/// Open connections; past it, new ones wait to be accepted.
+const MAX_CONNECTIONS: usize = 512;
+/// How long a client may take to send a request's headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// An event stream waiting on a person sends a comment this often, so
+/// proxies do not close it as idle.
+const KEEPALIVE: Duration = Duration::from_secs(20);
+const HEADER_MISMATCH: i64 = -32020;
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+/// Where to listen, as given to `--http`: `HOST:PORT` or a bare port on loopback.
+pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    let text = text.replacen("localhost:", "127.0.0.1:", 1);
+    text.parse().map_err(|_| {
+        format!("--http needs an address like 127.0.0.1:8080 (or just a port), not {text:?}")
+    })
+}
+
+struct Server {
+    runtime: Arc<Runtime>,
+    gate: Gate,
+    sessions: Sessions,
+    calls: Arc<Semaphore>,
+    trace: bool,
+}
+
+/// Serves MCP over HTTP on `listener` until the process is stopped.
+pub async fn serve(
+    runtime: Arc<Runtime>,
+    listener: TcpListener,
+    gate: Gate,
+    trace: bool,
+) -> anyhow::Result<()> {
+    let server = Arc::new(Server {
+        runtime,
+        gate,
+        sessions: Sessions::default(),
+        calls: Arc::new(Semaphore::new(MAX_CONCURRENT_CALLS)),
+        trace,
+    });
+    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let permit = connections.clone().acquire_owned().await?;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                // Out of file descriptors, say: wait rather than spin.
+                eprintln!("rustpad-mcp: accept failed: {error}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let server = server.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |request| {
+                let server = server.clone();
+                async move { Ok::<_, Infallible>(server.respond(request).await) }
+            });
+            let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+            drop(permit);
+        });
+    }
+}
+
+impl Server {
+    async fn respond(&self, request: Request<Incoming>) -> Response<Body> {
+        if request.uri().path() != "/mcp" {
+            return plain(StatusCode::NOT_FOUND, "Not found: MCP is served at /mcp\n");
+        }
+        if let Err(refusal) = self.gate.admit(request.headers()) {
+            return refused(refusal);
+        }
+        match *request.method() {
+            Method::POST => self.post(request).await,
+            Method::DELETE => self.delete(request.headers()),
+            _ => {
+                let mut response = plain(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "Method not allowed: send MCP messages with POST (this server opens no GET stream)\n",
+                );
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("POST, DELETE"));
+                response
+            }
+        }
+    }
+
+    /// DELETE ends a 2025-11-25 session.
+    fn delete(&self, headers: &HeaderMap) -> Response<Body> {
+        match headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) {
+            None => plain(
+                StatusCode::BAD_REQUEST,
+                "Bad request: DELETE ends a session and needs its Mcp-Session-Id header\n",
+            ),
+            Some(id) if self.sessions.close(id) => empty(StatusCode::NO_CONTENT),
+            Some(_) => unknown_session(),
+        }
+    }
+
+    async fn post(&self, request: Request<Incoming>) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        if let Some(refusal) = unacceptable(&parts.headers) {
+            return refusal;
+        }
+        let body = match Limited::new(body, MAX_MESSAGE_BYTES).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+                return plain(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    &format!(
+                        "Payload too large: a message may be at most {MAX_MESSAGE_BYTES} bytes\n"
+                    ),
+                );
+            }
+            Err(_) => {
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    "Bad request: the body was cut short\n",
+                );
+            }
+        };
+        let Ok(text) = std::str::from_utf8(&body) else {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                PARSE_ERROR,
+                "Parse error: the message is not UTF-8",
+            );
+        };
+        let envelope = Envelope::read(text);
+        let stated = Stated::read(text);
+        let id = envelope.id();
+        let session = if stated.is_modern() {
+            None
+        } else {
+            match parts.headers.get(SESSION_ID).map(|v| v.to_str()) {
+                None => None,
+                Some(Ok(name)) => match self.sessions.get(name) {
+                    Some(session) => Some(session),
+                    None => return unknown_session(),
+                },
+                Some(Err(_)) => return unknown_session(),
+            }
+        };
+        if envelope.is_response() {
+            return self.answer(session.as_deref(), &envelope);
+        }
+        let Some(id) = id else {
+            // A notification: only cancellation means anything to us.
+            if let (Some("notifications/cancelled"), Some(session)) =
+                (envelope.method.as_deref(), &session)
+                && let Some(request) = envelope.cancelled_request()
+            {
+                session.cancel(&request);
+            }
+            if envelope.method.is_none() {
+                return rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    &Value::Null,
+                    INVALID_REQUEST,
+                    "Invalid request: expected one JSON-RPC request, notification or response",
+                );
+            }
+            return empty(StatusCode::ACCEPTED);
+        };
+        if let Err(mismatch) = stated.check(&parts.headers) {
+            return rpc_error(StatusCode::BAD_REQUEST, &id, HEADER_MISMATCH, &mismatch);
+        }
+        let Ok(permit) = self.calls.clone().try_acquire_owned() else {
+            let mut response = rpc_error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &id,
+                INTERNAL_ERROR,
+                "Server busy: too many calls are running; retry shortly",
+            );
+            response
+                .headers_mut()
+                .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+            return response;
+        };
+        let method = envelope.method.clone().unwrap_or_default();
+        if method == "initialize" && session.is_none() {
+            return self.initialize(text, &id).await;
+        }
+        let mut call = self.start(text.to_string(), id.clone(), method, session.clone());
+        call.permit = Some(permit);
+        call.respond(session.is_none()).await
+    }
+
+    /// A client's answer to one of the session's questions.
+    fn answer(&self, session: Option<&Session>, envelope: &Envelope) -> Response<Body> {
+        let id = envelope.id().map(|id| key(&id)).unwrap_or_default();
+        match session {
+            Some(session) if session.questions.resolve(&id, envelope.answer()) => {
+                empty(StatusCode::ACCEPTED)
+            }
+            Some(_) => plain(
+                StatusCode::BAD_REQUEST,
+                "Bad request: no open question of this session has that id (answered already, or timed out)\n",
+            ),
+            None => plain(
+                StatusCode::BAD_REQUEST,
+                "Bad request: an answer needs the Mcp-Session-Id of the session that asked\n",
+            ),
+        }
+    }
+
+    async fn initialize(&self, text: &str, id: &Value) -> Response<Body> {
+        let reply = self.runtime.handle(text, None, None).await;
+        let session = match &reply {
+            Ok(Reply {
+                session: Some(negotiated),
+                ..
+            }) => match self.sessions.open(negotiated.clone()) {
+                Some(session) => Some(session),
+                None => {
+                    return rpc_error(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        id,
+                        INTERNAL_ERROR,
+                        "Server busy: too many open sessions; retry later",
+                    );
+                }
+            },
+            _ => None,
+        };
+        let reply = reply.map_err(|failure| failure.0);
+        let mut response = finished(id, reply, session.is_none());
+        if let Some(session) = session
+            && let Ok(value) = HeaderValue::from_str(&session)
+        {
+            response.headers_mut().insert(SESSION_ID, value);
+        }
+        response
+    }
+
+    /// Starts a call on its own task: a client that goes away cancels it.
+    fn start(
+        &self,
+        message: String,
+        id: Value,
+        method: String,
+        session: Option<Arc<Session>>,
+    ) -> Call {
+        let (out, questions) = mpsc::unbounded_channel();
+        let elicitor: Option<Arc<dyn Elicitor>> = session.as_ref().map(|session| {
+            Arc::new(Asker {
+                questions: session.questions.clone(),
+                out,
+            }) as Arc<dyn Elicitor>
+        });
+        let runtime = self.runtime.clone();
+        let negotiated = session.as_ref().map(|s| s.negotiated.clone());
+        let trace = self.trace;
+        let traced_id = id.clone();
+        let task = tokio::spawn(async move {
+            let outcome = runtime
+                .handle(&message, negotiated.as_deref(), elicitor)
+                .await;
+            if let (Ok(reply), true) = (&outcome, trace) {
+                trace_call(&method, Some(&traced_id), &reply.cost);
+            }
+            outcome.map_err(|failure| failure.0)
+        });
+        let flight = key(&id);
+        if let Some(session) = &session {
+            session.track(flight.clone(), task.abort_handle());
+        }
+        Call {
+            id,
+            task,
+            questions,
+            session,
+            flight,
+            permit: None,
+        }
+    }
+}
+
+/// A call in progress, and what it needs to answer: its task, the questions
+/// it may ask, and its place in the session.
+struct Call {
+    id: Value,
+    task: JoinHandle<Result<Reply, String>>,
+    questions: mpsc::UnboundedReceiver<String>,
+    session: Option<Arc<Session>>,
+    flight: String,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl Drop for Call {
+    fn drop(&mut self) {
+        self.task.abort();
+        if let Some(session) = &self.session {
+            session.untrack(&self.flight);
+        }
+    }
+}
+
+impl Call {
+    /// Answers with plain JSON when the call finishes without asking anything,
+    /// or with an event stream that starts with its first question.
+    async fn respond(mut self, stateless: bool) -> Response<Body> {
+        tokio::select! {
+            biased;
+            outcome = &mut self.task => finished(&self.id, joined(outcome), stateless),
+            Some(question) = self.questions.recv() => self.stream(question),
+        }
+    }
+
+    fn stream(self, first: String) -> Response<Body> {
+        let first = stream::iter([Ok(event(&first))]);
+        let rest = stream::unfold(Some(self), |call| async move {
+            let mut call = call?;
+            tokio::select! {
+                biased;
+                outcome = &mut call.task => {
+                    let response = match joined(outcome) {
+                        Ok(reply) => reply.response.unwrap_or_default(),
+                        Err(failure) => error_response(&call.id, INTERNAL_ERROR, &failure),
+                    };
+                    Some((Ok(event(&response)), None))
+                }
+                Some(question) = call.questions.recv() => Some((Ok(event(&question)), Some(call))),
+                () = tokio::time::sleep(KEEPALIVE) => Some((Ok(Frame::data(Bytes::from_static(b": keepalive\n\n"))), Some(call))),
+            }
+        });
+        let mut response = Response::new(
+            StreamBody::new(futures_util::StreamExt::chain(first, rest)).boxed_unsync(),
+        );
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+        response
+    }
+}
+
+fn joined(outcome: Result<Result<Reply, String>, tokio::task::JoinError>) -> Result<Reply, String> {
+    outcome.unwrap_or_else(|_| Err("the call was stopped".into()))
+}
+
+fn event(message: &str) -> Frame<Bytes> {
+    Frame::data(Bytes::from(format!("event: message\ndata: {message}\n\n")))
+}
+
+/// The HTTP response for a finished call. Outside a session (2026-07-28, or
+/// a legacy request that forgot its session), protocol errors carry their
+/// HTTP status too, as that revision asks.
+fn finished(id: &Value, outcome: Result<Reply, String>, stateless: bool) -> Response<Body> {
+    match outcome {
+        Ok(Reply {
+            response: Some(response),
+            ..
+        }) => {
+            let status = if stateless {
+                status_of(&response)
+            } else {
+                StatusCode::OK
+            };
+            json_response(status, response)
+        }
+        Ok(_) => empty(StatusCode::ACCEPTED),
+        Err(failure) => {
+            eprintln!("rustpad-mcp: {failure}");
+            rpc_error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                id,
+                INTERNAL_ERROR,
+                &failure,
+            )
+        }
+    }
+}
+
+/// The HTTP status a JSON-RPC response travels with.
+fn status_of(response: &str) -> StatusCode {
+    #[derive(serde::Deserialize)]
+    struct Shape {
+        error: Option<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        code: i64,
+    }
+    match serde_json::from_str::<Shape>(response)
+        .ok()
+        .and_then(|s| s.error)
+    {
+        None => StatusCode::OK,
+        Some(Code { code: -32601 }) => StatusCode::NOT_FOUND,
+        Some(Code {
+            code: -32700 | -32600 | -32602 | -32020 | -32021 | -32022,
+        }) => StatusCode::BAD_REQUEST,
+        Some(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// A request we cannot answer in a form the client takes, or a body that is not JSON.
+fn unacceptable(headers: &HeaderMap) -> Option<Response<Body>> {
+    let content_type = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        return Some(plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported media type: POST a JSON-RPC message as application/json\n",
+        ));
+    }
+    let accept = headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|item| {
+            item.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .collect::<Vec<_>>();
+    let takes_json = accept.is_empty()
+        || accept
+            .iter()
+            .any(|t| matches!(t.as_str(), "application/json" | "application/*" | "*/*"));
+    if !takes_json {
+        return Some(plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not acceptable: answers are application/json (or text/event-stream while a question is open); list both in Accept\n",
+        ));
+    }
+    None
+}
+
+fn refused(refusal: Refusal) -> Response<Body> {
+    match refusal {
+        Refusal::Unauthorized => {
+            let mut response = plain(
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: send Authorization: Bearer <the server's RUSTPAD_MCP_HTTP_TOKEN>\n",
+            );
+            response.headers_mut().insert(
+                WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"rustpad-mcp\""),
+            );
+            response
+        }
+        Refusal::Origin(origin) => plain(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "Forbidden: requests from origin {origin:?} are not allowed (list it in RUSTPAD_MCP_HTTP_ORIGINS)\n"
+            ),
+        ),
+        Refusal::Host(host) => plain(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "Forbidden: this server listens on loopback and answers only to localhost, not to Host {host:?}\n"
+            ),
+        ),
+    }
+}
+
+fn unknown_session() -> Response<Body> {
+    plain(
+        StatusCode::NOT_FOUND,
+        "Not found: no such session (it ended or expired); send initialize again\n",
+    )
+}
+
+fn rpc_error(status: StatusCode, id: &Value, code: i64, message: &str) -> Response<Body> {
+    json_response(status, error_response(id, code, message))
+}
+
+fn json_response(status: StatusCode, body: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed_unsync());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn plain(status: StatusCode, text: &str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(text.to_string())).boxed_unsync());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn empty(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
+    *response.status_mut() = status;
+    response
+}
