@@ -8,7 +8,7 @@ PYENV     := target/pyenv
 PROBE     := target/guest/wasm32-wasip2/wasm/probe_guest.wasm
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
-.PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak clean-clients fuzz
+.PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak clean-clients fuzz conformance
 
 toolchain:
 	@rustup target add wasm32-wasip2 >&2
@@ -54,6 +54,16 @@ lint: toolchain
 
 fmt:
 	$(CARGO) fmt --all
+
+# The official MCP conformance suite against `rustpad-mcp --http`, for both
+# revisions, judged against tests/conformance/expected-failures.yaml (not part
+# of `make test`; fetches Node 22 and the suite from the npm registry).
+conformance: build tests/conformance/node_modules/.installed
+	tests/conformance/run.sh
+
+tests/conformance/node_modules/.installed: tests/conformance/package-lock.json
+	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
 
 # Speed and memory at the stdio boundary (not part of `make test`).
 bench: build
