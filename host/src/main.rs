@@ -61,6 +61,8 @@ With --http:
                             required unless ADDRESS is loopback
   RUSTPAD_MCP_HTTP_ORIGINS  comma-separated browser origins allowed besides
                             localhost, e.g. https://chat.example.net
+  RUSTPAD_MCP_HTTP_MAX_CALLS  calls served at once, dialogs waiting included
+                            (default 64); more get 503 and Retry-After
 ";
 
 /// Variables for the host itself, never handed to the component.
@@ -146,8 +148,8 @@ fn main() -> ExitCode {
     // Settings that cannot work stop the server before anything starts.
     let transport = match listen {
         None => Transport::Stdio,
-        Some(address) => match http::Gate::new(address, |name| std::env::var(name).ok()) {
-            Ok(gate) => Transport::Http(address, gate),
+        Some(address) => match http::Limits::from_env(address) {
+            Ok(limits) => Transport::Http(address, limits),
             Err(problem) => {
                 eprintln!("rustpad-mcp: {problem}");
                 return ExitCode::from(2);
@@ -188,7 +190,7 @@ async fn check_connection(runtime: &Runtime) -> ExitCode {
 /// Where the MCP client is.
 enum Transport {
     Stdio,
-    Http(std::net::SocketAddr, http::Gate),
+    Http(std::net::SocketAddr, http::Limits),
 }
 
 async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> ExitCode {
@@ -231,7 +233,7 @@ async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> E
     let serving = match transport {
         Transport::Stdio => Box::pin(stdio::serve(runtime, trace))
             as std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>,
-        Transport::Http(address, gate) => {
+        Transport::Http(address, limits) => {
             let listener = match tokio::net::TcpListener::bind(address).await {
                 Ok(listener) => listener,
                 Err(error) => {
@@ -240,13 +242,13 @@ async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> E
                 }
             };
             let bound = listener.local_addr().unwrap_or(address);
-            let protection = if gate.requires_token() {
+            let protection = if limits.gate.requires_token() {
                 "bearer token required"
             } else {
                 "loopback only, no token"
             };
             eprintln!("rustpad-mcp: serving MCP at http://{bound}/mcp ({protection})");
-            Box::pin(http::serve(runtime, listener, gate, trace))
+            Box::pin(http::serve(runtime, listener, limits, trace))
         }
     };
     let mut terminate =

@@ -22,7 +22,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::stream;
-use http::header::{ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
+use http::header::{
+    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE,
+};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
@@ -35,8 +37,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinHandle;
 
-pub use gate::Gate;
-use gate::Refusal;
+use gate::{Gate, Refusal};
 use headers::{SESSION_ID, Stated};
 use sessions::{Session, Sessions};
 
@@ -47,8 +48,10 @@ use crate::questions::Asker;
 use crate::runtime::{Elicitor, Reply, Runtime};
 use crate::stdio::MAX_MESSAGE_BYTES;
 
-/// Calls running at once; past it, requests get 503 and a hint to retry.
+/// Calls running at once (a call waiting for a person counts); past it,
+/// requests get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
 const MAX_CONCURRENT_CALLS: usize = 64;
+pub const MAX_CALLS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
 /// Open connections; past it, new ones wait to be accepted.
 const MAX_CONNECTIONS: usize = 512;
 /// How long a client may take to send a request's headers.
@@ -71,6 +74,33 @@ pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     })
 }
 
+/// Who may call, and how much at once: the operator's settings for `--http`.
+pub struct Limits {
+    pub gate: Gate,
+    max_calls: usize,
+}
+
+impl Limits {
+    /// Reads the settings for a listener on `listen`; a setting that is unsafe
+    /// or unreadable is an error.
+    pub fn from_env(listen: SocketAddr) -> Result<Limits, String> {
+        let lookup = |name: &str| std::env::var(name).ok();
+        let gate = Gate::new(listen, lookup)?;
+        let max_calls = match lookup(MAX_CALLS_VARIABLE) {
+            None => MAX_CONCURRENT_CALLS,
+            Some(text) => match text.trim().parse::<usize>() {
+                Ok(n) if (1..=Semaphore::MAX_PERMITS).contains(&n) => n,
+                _ => {
+                    return Err(format!(
+                        "{MAX_CALLS_VARIABLE} must be a positive whole number, not {text:?}"
+                    ));
+                }
+            },
+        };
+        Ok(Limits { gate, max_calls })
+    }
+}
+
 struct Server {
     runtime: Arc<Runtime>,
     gate: Gate,
@@ -83,14 +113,14 @@ struct Server {
 pub async fn serve(
     runtime: Arc<Runtime>,
     listener: TcpListener,
-    gate: Gate,
+    limits: Limits,
     trace: bool,
 ) -> anyhow::Result<()> {
     let server = Arc::new(Server {
         runtime,
-        gate,
+        gate: limits.gate,
         sessions: Sessions::default(),
-        calls: Arc::new(Semaphore::new(MAX_CONCURRENT_CALLS)),
+        calls: Arc::new(Semaphore::new(limits.max_calls)),
         trace,
     });
     let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
@@ -162,16 +192,16 @@ impl Server {
         if let Some(refusal) = unacceptable(&parts.headers) {
             return refusal;
         }
+        let declared = parts
+            .headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > MAX_MESSAGE_BYTES as u64) {
+            return too_large();
+        }
         let body = match Limited::new(body, MAX_MESSAGE_BYTES).collect().await {
             Ok(collected) => collected.to_bytes(),
-            Err(error) if error.is::<http_body_util::LengthLimitError>() => {
-                return plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    &format!(
-                        "Payload too large: a message may be at most {MAX_MESSAGE_BYTES} bytes\n"
-                    ),
-                );
-            }
+            Err(error) if error.is::<http_body_util::LengthLimitError>() => return too_large(),
             Err(_) => {
                 return plain(
                     StatusCode::BAD_REQUEST,
@@ -214,12 +244,7 @@ impl Server {
                 session.cancel(&request);
             }
             if envelope.method.is_none() {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    &Value::Null,
-                    INVALID_REQUEST,
-                    "Invalid request: expected one JSON-RPC request, notification or response",
-                );
+                return not_a_message(text);
             }
             return empty(StatusCode::ACCEPTED);
         };
@@ -375,9 +400,11 @@ impl Call {
             tokio::select! {
                 biased;
                 outcome = &mut call.task => {
-                    let response = match joined(outcome) {
-                        Ok(reply) => reply.response.unwrap_or_default(),
-                        Err(failure) => error_response(&call.id, INTERNAL_ERROR, &failure),
+                    let response = match outcome {
+                        Ok(Ok(reply)) => reply.response?,
+                        Ok(Err(failure)) => error_response(&call.id, INTERNAL_ERROR, &failure),
+                        // Cancelled by the client: nothing more is said about it.
+                        Err(_) => return None,
                     };
                     Some((Ok(event(&response)), None))
                 }
@@ -397,7 +424,7 @@ impl Call {
 }
 
 fn joined(outcome: Result<Result<Reply, String>, tokio::task::JoinError>) -> Result<Reply, String> {
-    outcome.unwrap_or_else(|_| Err("the call was stopped".into()))
+    outcome.unwrap_or_else(|_| Err("the request was cancelled".into()))
 }
 
 fn event(message: &str) -> Frame<Bytes> {
@@ -495,6 +522,22 @@ fn unacceptable(headers: &HeaderMap) -> Option<Response<Body>> {
     None
 }
 
+/// The answer to a body that is neither a request, a notification nor a response.
+fn not_a_message(text: &str) -> Response<Body> {
+    let (code, message) = match serde_json::from_str::<Value>(text) {
+        Err(_) => (PARSE_ERROR, "Parse error: the body is not JSON"),
+        Ok(Value::Array(_)) => (
+            INVALID_REQUEST,
+            "Invalid request: batches are not part of MCP; send one message per request",
+        ),
+        Ok(_) => (
+            INVALID_REQUEST,
+            "Invalid request: expected one JSON-RPC request, notification or response",
+        ),
+    };
+    rpc_error(StatusCode::BAD_REQUEST, &Value::Null, code, message)
+}
+
 fn refused(refusal: Refusal) -> Response<Body> {
     match refusal {
         Refusal::Unauthorized => {
@@ -521,6 +564,13 @@ fn refused(refusal: Refusal) -> Response<Body> {
             ),
         ),
     }
+}
+
+fn too_large() -> Response<Body> {
+    plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("Payload too large: a message may be at most {MAX_MESSAGE_BYTES} bytes\n"),
+    )
 }
 
 fn unknown_session() -> Response<Body> {
