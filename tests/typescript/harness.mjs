@@ -155,6 +155,39 @@ export async function openClient(mode, { rustpadUrl, env = {}, capabilities } = 
 }
 
 /**
+ * Starts `rustpad-mcp --http 127.0.0.1:0` and waits for the line naming its
+ * endpoint. Returns `{ url, stop }`.
+ * @param {string} rustpadUrl
+ * @param {Record<string,string>} [env]
+ */
+export async function startHttpServer(rustpadUrl, env = {}) {
+  const child = spawn(MCP_BIN, ['--http', '127.0.0.1:0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: serverEnv(rustpadUrl, env),
+  });
+  const exited = new Promise((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`rustpad-mcp --http exited early (code ${code})`))),
+  );
+  const lines = createInterface({ input: child.stderr });
+  const listening = new Promise((resolveUrl) =>
+    lines.on('line', (line) => {
+      const match = /serving MCP at (http:\/\/\S+\/mcp)/.exec(line);
+      if (match) resolveUrl(match[1]);
+    }),
+  );
+  const url = await Promise.race([listening, exited]);
+  exited.catch(() => {});
+  return {
+    url,
+    stop: () =>
+      new Promise((resolveStop) => {
+        child.once('exit', resolveStop);
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
  * Runs `body(client)` on a fresh connection in `mode` and always closes it.
  */
 export async function withClient(mode, rustpadUrl, body, options = {}) {
