@@ -1,5 +1,6 @@
 # rustpad-mcp — build, run and test.
-#   make run    serve MCP on stdio (against RUSTPAD_URL, or a local test Rustpad when unset)
+#   make run    serve MCP on stdio (against RUSTPAD_URL, or a local test Rustpad when unset);
+#               ARGS="--http 8080" serves Streamable HTTP instead
 #   make test   everything CI runs: Rust tests, then the Python and TypeScript SDK suites
 # Recipes are silent (@) because `make run` speaks MCP on stdout.
 
@@ -18,8 +19,9 @@ build: toolchain
 	@$(CARGO) build --release --locked -p rustpad-mcp -p rustpad-test-server >&2
 	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
 
+# ARGS go to rustpad-mcp, e.g. make run ARGS="--http 8080" (docs/deployment.md).
 run: build
-	@tests/run-local.sh
+	@tests/run-local.sh $(ARGS)
 
 test: build test-clients test-rust test-python test-typescript
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# `make run`: serves MCP on stdio. With RUSTPAD_URL set, against that
-# instance; without it, against a local test Rustpad started here and stopped
-# when the server exits. Everything but MCP goes to stderr.
+# `make run`: serves MCP on stdio (or over HTTP with ARGS="--http PORT"; any
+# arguments go to rustpad-mcp). With RUSTPAD_URL set, against that instance;
+# without it, against a local test Rustpad started here and stopped when the
+# server exits. Everything but MCP goes to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 server=target/release/rustpad-mcp
 if [[ -n "${RUSTPAD_URL:-}" ]]; then
-    exec "$server"
+    exec "$server" "$@"
 fi
 port_file=$(mktemp)
 target/release/rustpad-test-server --port "${RUSTPAD_TEST_PORT:-0}" > "$port_file" &
@@ -19,6 +20,11 @@ done
 url=$(sed -n 's/^listening on //p' "$port_file")
 [[ -n "$url" ]] || { echo "rustpad-mcp: the local test Rustpad did not start" >&2; exit 1; }
 export RUSTPAD_URL=$url
+if [[ " $* " == *" --http "* ]]; then
+    echo "rustpad-mcp: RUSTPAD_URL is not set, so a local test Rustpad is serving at $url (pads live in memory until this stops)." >&2
+    "$server" "$@"
+    exit
+fi
 cat >&2 <<NOTE
 rustpad-mcp: RUSTPAD_URL is not set, so a local test Rustpad is serving at $url
   (pads live in memory until this stops). This process now speaks MCP on stdin/stdout.
@@ -27,4 +33,4 @@ rustpad-mcp: RUSTPAD_URL is not set, so a local test Rustpad is serving at $url
   or run the binary against your own instance:
     RUSTPAD_URL=https://rustpad.example.net $PWD/$server
 NOTE
-"$server"
+"$server" "$@"

@@ -9,7 +9,7 @@ BOXES = [
     # (x, y, w, h, title, lines, fill)
     (20, 150, 150, 90, "MCP client", ["Claude Code, Desktop,", "Codex, gateways"], "#eef3fb"),
     (230, 40, 270, 320, "host (native, wasmtime)", [
-        "stdio: framing, routing,", "  cancellation, dialogs",
+        "stdio or HTTP /mcp: routing, gate,", "  sessions, cancellation, dialogs",
         "runtime: engine, cached component,", "  a fresh instance per message,", "  memory cap + CPU budget",
         "egress: one origin, TLS connector", "websocket: frame limits at the header",
         "single-use: spent approval ids",
@@ -22,7 +22,7 @@ BOXES = [
     (840, 150, 110, 90, "Rustpad", ["RUSTPAD_URL's", "origin only"], "#fbf1e6"),
 ]
 ARROWS = [
-    (170, 195, 230, 195, "stdio JSON-RPC"),
+    (170, 195, 230, 195, "stdio or HTTP"),
     (500, 120, 560, 120, "handle(message)"),
     (560, 280, 500, 280, "wasi:http, websocket,"),
     (500, 340, 840, 215, ""),
