@@ -608,3 +608,74 @@ fn empty(status: StatusCode) -> Response<Body> {
     *response.status_mut() = status;
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listen_addresses_default_to_loopback() {
+        assert_eq!(parse_listen("8080").unwrap().to_string(), "127.0.0.1:8080");
+        assert_eq!(
+            parse_listen("localhost:9").unwrap().to_string(),
+            "127.0.0.1:9"
+        );
+        assert_eq!(parse_listen("[::1]:80").unwrap().to_string(), "[::1]:80");
+        assert_eq!(parse_listen("0.0.0.0:0").unwrap().to_string(), "0.0.0.0:0");
+        for bad in ["", "host", "example.net:80", "127.0.0.1:70000", "localhost"] {
+            assert!(parse_listen(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn protocol_errors_travel_with_their_http_status() {
+        let error = |code: i64| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{code},"message":"m"}}}}"#)
+        };
+        assert_eq!(
+            status_of(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            StatusCode::OK
+        );
+        assert_eq!(status_of(&error(-32601)), StatusCode::NOT_FOUND);
+        for code in [-32700, -32600, -32602, -32020, -32021, -32022] {
+            assert_eq!(status_of(&error(code)), StatusCode::BAD_REQUEST, "{code}");
+        }
+        assert_eq!(status_of(&error(-32603)), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn a_post_must_be_json_and_accept_json() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(*name, HeaderValue::from_static(value));
+            }
+            map
+        };
+        let status = |pairs| unacceptable(&headers(pairs)).map(|r| r.status());
+        assert_eq!(status(&[("content-type", "application/json")]), None);
+        assert_eq!(
+            status(&[
+                ("content-type", "Application/JSON; charset=utf-8"),
+                ("accept", "text/event-stream, application/json")
+            ]),
+            None
+        );
+        assert_eq!(
+            status(&[("content-type", "application/json"), ("accept", "*/*")]),
+            None
+        );
+        assert_eq!(status(&[]), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE));
+        assert_eq!(
+            status(&[("content-type", "text/plain")]),
+            Some(StatusCode::UNSUPPORTED_MEDIA_TYPE)
+        );
+        assert_eq!(
+            status(&[
+                ("content-type", "application/json"),
+                ("accept", "text/event-stream")
+            ]),
+            Some(StatusCode::NOT_ACCEPTABLE)
+        );
+    }
+}
