@@ -12,6 +12,10 @@ use serde_json::{Value, json};
 
 use crate::runtime::Cost;
 
+/// The largest message either transport accepts (a whole pad is at most a
+/// few MiB of JSON).
+pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
+
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 pub const INTERNAL_ERROR: i64 = -32603;

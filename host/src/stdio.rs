@@ -21,13 +21,12 @@ use tokio::sync::mpsc;
 use tokio::task::{AbortHandle, JoinSet};
 
 use crate::jsonrpc::{
-    Envelope, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, error_response, key, trace_call,
+    Envelope, INTERNAL_ERROR, INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR, error_response, key,
+    trace_call,
 };
 use crate::questions::{Asker, Questions};
 use crate::runtime::{Elicitor, Runtime};
 
-/// The largest message accepted on stdin (a whole pad is at most a few MiB of JSON).
-pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 /// After stdin closes, how long running calls may take to finish.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 

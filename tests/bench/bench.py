@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""`make bench`: how fast rustpad-mcp starts, answers and folds, measured at the stdio boundary.
+"""`make bench`: how fast rustpad-mcp starts, answers and folds, measured at the stdio boundary
+(and, for `--http`, at the HTTP boundary: latency on one connection, throughput over several).
 
 A raw JSON-RPC client (no MCP library, so no library overhead is counted) drives the release
 binary against the Rustpad test server on loopback, prints a table and writes the figures to
 target/bench/results.json. Figures are medians (p50) and 90th percentiles in milliseconds.
 """
 
+import http.client
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -218,6 +221,84 @@ def long_histories(rustpad, url):
     return results, costs
 
 
+HTTP_CLIENTS = 8
+HTTP_REQUESTS_EACH = 150
+
+
+class HttpServer:
+    """rustpad-mcp --http on a free loopback port."""
+
+    def __init__(self, url):
+        env = {"PATH": os.environ["PATH"], "RUSTPAD_URL": url, "RUSTPAD_MCP_CACHE_DIR": str(ROOT / "target/component-cache")}
+        self.process = subprocess.Popen([BINARY, "--http", "127.0.0.1:0"], stderr=subprocess.PIPE, env=env, text=True)
+        for line in self.process.stderr:
+            if match := re.search(r"serving MCP at http://127\.0\.0\.1:(\d+)/mcp", line):
+                self.port = int(match.group(1))
+                break
+        threading.Thread(target=lambda: [None for _ in self.process.stderr], daemon=True).start()
+
+    def connection(self):
+        return http.client.HTTPConnection("127.0.0.1", self.port)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+def http_post(connection, request_id, method, params):
+    body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": MODERN_META}}
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": method,
+    }
+    if "name" in params:
+        headers["Mcp-Name"] = params["name"]
+    began = time.perf_counter()
+    connection.request("POST", "/mcp", body=json.dumps(body), headers=headers)
+    response = connection.getresponse()
+    reply = json.loads(response.read())
+    if response.status != 200 or "error" in reply or reply["result"].get("isError"):
+        raise RuntimeError(f"{method}: HTTP {response.status}: {reply}")
+    return (time.perf_counter() - began) * 1000
+
+
+def http_transport(rustpad, url):
+    """2026-07-28 over HTTP: per-request latency on one kept-alive connection, then requests per
+    second from several clients at once."""
+    rustpad.seed("bench-http", text="lorem ipsum\n" * 100)
+    server = HttpServer(url)
+    try:
+        connection = server.connection()
+        plans = {
+            "tools/list": ("tools/list", {}),
+            "get_document": ("tools/call", {"name": "get_document", "arguments": {"id": "bench-http"}}),
+        }
+        latencies = {}
+        for name, (method, params) in plans.items():
+            http_post(connection, 0, method, params)  # warm up
+            latencies[f"HTTP {name}"] = summary([http_post(connection, i, method, params) for i in range(CALLS)])
+        connection.close()
+
+        def client():
+            own = server.connection()
+            for i in range(HTTP_REQUESTS_EACH):
+                http_post(own, i, "tools/list", {})
+            own.close()
+
+        threads = [threading.Thread(target=client) for _ in range(HTTP_CLIENTS)]
+        began = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        rate = HTTP_CLIENTS * HTTP_REQUESTS_EACH / (time.perf_counter() - began)
+    finally:
+        server.stop()
+    return latencies, round(rate)
+
+
 def main():
     rustpad = Rustpad()
     try:
@@ -226,6 +307,7 @@ def main():
         results["peak_rss_mib"] = peak_rss(rustpad, rustpad.url)
         results["long_history"], long_costs = long_histories(rustpad, rustpad.url)
         results["cost"].update(long_costs)
+        results["http"], results["http_tools_list_per_second"] = http_transport(rustpad, rustpad.url)
     finally:
         rustpad.stop()
     OUT.mkdir(parents=True, exist_ok=True)
@@ -235,8 +317,9 @@ def main():
     for era, s in results["cold_start"].items():
         print(row.format(f"  {era}", s["p50"], s["p90"]))
     print(row.format("per call", "p50 ms", "p90 ms"))
-    for name, s in {**results["per_tool"], **results["long_history"]}.items():
+    for name, s in {**results["per_tool"], **results["long_history"], **results["http"]}.items():
         print(row.format(f"  {name}", s["p50"], s["p90"]))
+    print(f"HTTP tools/list from {HTTP_CLIENTS} clients at once: {results['http_tools_list_per_second']} requests/s")
     print(f"peak RSS after 50 calls: {results['peak_rss_mib']} MiB")
     cost = "{:<34} {:>9} {:>12} {:>11} {:>9} {:>13}"
     print(cost.format("where the time goes", "total ms", "instantiate", "waiting ms", "guest ms", "guest fuel"))

@@ -12,6 +12,8 @@ pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const METHOD: &str = "mcp-method";
 const NAME: &str = "mcp-name";
 pub const SESSION_ID: &str = "mcp-session-id";
+/// The JSON-RPC error for headers that disagree with the body.
+pub const HEADER_MISMATCH: i64 = -32020;
 
 /// What a request's body says about itself: the parts the headers repeat.
 #[derive(Deserialize, Default)]

@@ -34,24 +34,24 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 
 use gate::{Gate, Refusal};
-use headers::{SESSION_ID, Stated};
+use headers::{HEADER_MISMATCH, SESSION_ID, Stated};
 use sessions::{Session, Sessions};
 
 use crate::jsonrpc::{
-    Envelope, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR, error_response, key, trace_call,
+    Envelope, INTERNAL_ERROR, INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR, error_response, key,
+    trace_call,
 };
 use crate::questions::Asker;
 use crate::runtime::{Elicitor, Reply, Runtime};
-use crate::stdio::MAX_MESSAGE_BYTES;
 
 /// Calls running at once (a call waiting for a person counts); past it,
 /// requests get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
 const MAX_CONCURRENT_CALLS: usize = 64;
-pub const MAX_CALLS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
+const MAX_CALLS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
 /// Open connections; past it, new ones wait to be accepted.
 const MAX_CONNECTIONS: usize = 512;
 /// How long a client may take to send a request's headers.
@@ -59,7 +59,6 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// An event stream waiting on a person sends a comment this often, so
 /// proxies do not close it as idle.
 const KEEPALIVE: Duration = Duration::from_secs(20);
-const HEADER_MISMATCH: i64 = -32020;
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
 
@@ -220,7 +219,9 @@ impl Server {
         let envelope = Envelope::read(text);
         let stated = Stated::read(text);
         let id = envelope.id();
-        let session = if stated.is_modern() {
+        let method = envelope.method.clone().unwrap_or_default();
+        // 2026-07-28 has no sessions, and initialize starts a new one.
+        let session = if stated.is_modern() || method == "initialize" {
             None
         } else {
             match parts.headers.get(SESSION_ID).map(|v| v.to_str()) {
@@ -263,13 +264,13 @@ impl Server {
                 .insert(RETRY_AFTER, HeaderValue::from_static("1"));
             return response;
         };
-        let method = envelope.method.clone().unwrap_or_default();
-        if method == "initialize" && session.is_none() {
+        if method == "initialize" {
             return self.initialize(text, &id).await;
         }
-        let mut call = self.start(text.to_string(), id.clone(), method, session.clone());
-        call.permit = Some(permit);
-        call.respond(session.is_none()).await
+        let stateless = session.is_none();
+        self.start(text.to_string(), id, method, session, permit)
+            .respond(stateless)
+            .await
     }
 
     /// A client's answer to one of the session's questions.
@@ -326,6 +327,7 @@ impl Server {
         id: Value,
         method: String,
         session: Option<Arc<Session>>,
+        permit: OwnedSemaphorePermit,
     ) -> Call {
         let (out, questions) = mpsc::unbounded_channel();
         let elicitor: Option<Arc<dyn Elicitor>> = session.as_ref().map(|session| {
@@ -357,7 +359,7 @@ impl Server {
             questions,
             session,
             flight,
-            permit: None,
+            _permit: permit,
         }
     }
 }
@@ -370,7 +372,8 @@ struct Call {
     questions: mpsc::UnboundedReceiver<String>,
     session: Option<Arc<Session>>,
     flight: String,
-    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// The call's place among the concurrent calls, given back when it ends.
+    _permit: OwnedSemaphorePermit,
 }
 
 impl Drop for Call {
