@@ -460,6 +460,14 @@ async def test_a_session_ends_with_delete_and_is_then_unknown(rustpad: RustpadSe
         gone = session.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         assert gone.status == 404
         assert "initialize again" in gone.body.decode()
+        # Requests must name the revision the session agreed on.
+        wrong_revision = exchange(
+            server.url,
+            {"jsonrpc": "2.0", "id": 4, "method": "tools/list"},
+            headers={"Mcp-Session-Id": LegacySession(server.url).id, "MCP-Protocol-Version": "2025-06-18"},
+        )
+        assert wrong_revision.status == 400
+        assert "2025-11-25" in wrong_revision.json()["error"]["message"]
         # A made-up session is just as unknown.
         session.id = "0" * 32
         assert session.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}).status == 404

@@ -38,7 +38,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 
 use gate::{Gate, Refusal};
-use headers::{HEADER_MISMATCH, SESSION_ID, Stated};
+use headers::{HEADER_MISMATCH, PROTOCOL_VERSION, SESSION_ID, Stated};
 use sessions::{Session, Sessions};
 
 use crate::jsonrpc::{
@@ -233,6 +233,21 @@ impl Server {
                 Some(Err(_)) => return unknown_session(),
             }
         };
+        if let Some(session) = &session
+            && let Some(sent) = parts.headers.get(PROTOCOL_VERSION)
+            && sent.to_str().ok().map(str::trim) != Some(session.version.as_str())
+        {
+            let message = format!(
+                "Bad request: MCP-Protocol-Version must be {}, the revision this session agreed on",
+                session.version
+            );
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                &id.unwrap_or_default(),
+                INVALID_REQUEST,
+                &message,
+            );
+        }
         if envelope.is_response() {
             return self.answer(session.as_deref(), &envelope);
         }
@@ -296,8 +311,12 @@ impl Server {
         let session = match &reply {
             Ok(Reply {
                 session: Some(negotiated),
+                response: Some(response),
                 ..
-            }) => match self.sessions.open(negotiated.clone()) {
+            }) => match self
+                .sessions
+                .open(negotiated.clone(), agreed_version(response))
+            {
                 Some(session) => Some(session),
                 None => {
                     return rpc_error(
@@ -432,6 +451,22 @@ fn joined(outcome: Result<Result<Reply, String>, tokio::task::JoinError>) -> Res
 
 fn event(message: &str) -> Frame<Bytes> {
     Frame::data(Bytes::from(format!("event: message\ndata: {message}\n\n")))
+}
+
+/// The revision an `initialize` response agreed on.
+fn agreed_version(response: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Initialized {
+        result: Agreed,
+    }
+    #[derive(serde::Deserialize)]
+    struct Agreed {
+        #[serde(rename = "protocolVersion")]
+        protocol_version: String,
+    }
+    serde_json::from_str::<Initialized>(response)
+        .map(|initialized| initialized.result.protocol_version)
+        .unwrap_or_default()
 }
 
 /// The HTTP response for a finished call. Outside a session (2026-07-28, or

@@ -21,6 +21,8 @@ const IDLE_LIMIT: Duration = Duration::from_secs(60 * 60);
 pub struct Session {
     /// The component's record of the negotiation, handed back with each message.
     pub negotiated: String,
+    /// The protocol revision agreed, which `MCP-Protocol-Version` must repeat.
+    pub version: String,
     pub questions: Arc<Questions>,
     calls: Mutex<HashMap<String, AbortHandle>>,
     last_used: Mutex<Instant>,
@@ -59,7 +61,7 @@ pub struct Sessions {
 impl Sessions {
     /// Opens a session for `negotiated` and returns its id, or `None` when
     /// this process holds as many sessions as it will.
-    pub fn open(&self, negotiated: String) -> Option<String> {
+    pub fn open(&self, negotiated: String, version: String) -> Option<String> {
         let mut open = lock(&self.open);
         if open.len() >= MAX_SESSIONS {
             open.retain(|_, session| lock(&session.last_used).elapsed() < IDLE_LIMIT);
@@ -72,6 +74,7 @@ impl Sessions {
             id.clone(),
             Arc::new(Session {
                 negotiated,
+                version,
                 questions: Arc::default(),
                 calls: Mutex::default(),
                 last_used: Mutex::new(Instant::now()),
@@ -125,13 +128,13 @@ mod tests {
     #[test]
     fn a_closed_session_is_gone_and_its_questions_fail() {
         let sessions = Sessions::default();
-        let id = sessions.open("{}".into()).unwrap();
+        let id = sessions.open("{}".into(), "2025-11-25".into()).unwrap();
         assert_eq!(id.len(), 32);
         assert!(id.bytes().all(|b| b.is_ascii_hexdigit()));
         assert!(sessions.get(&id).is_some());
         assert!(sessions.close(&id));
         assert!(sessions.get(&id).is_none());
         assert!(!sessions.close(&id));
-        assert_ne!(sessions.open("{}".into()).unwrap(), id);
+        assert_ne!(sessions.open("{}".into(), "2025-11-25".into()).unwrap(), id);
     }
 }
