@@ -86,6 +86,16 @@ def minimal_env(**variables: str | None) -> dict[str, str]:
 # ---------------------------------------------------------------------------------------------
 
 
+def stop_process(process: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within ten seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 class RustpadServer:
     """A running tests/rustpad-server and its /_test controls; with `tls` (certificate and
     key files) it serves HTTPS/WSS and the controls trust that certificate."""
@@ -112,12 +122,7 @@ class RustpadServer:
         self.context = ssl.create_default_context(cafile=str(tls[0])) if tls else None
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
     # -- raw HTTP ------------------------------------------------------------------------------
 

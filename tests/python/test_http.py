@@ -36,7 +36,7 @@ from conftest import (
     failed,
     minimal_env,
     ok,
-    text_of,
+    stop_process,
 )
 
 pytestmark = pytest.mark.anyio
@@ -85,12 +85,7 @@ class HttpServer:
             self.stderr.append(line)
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 @contextmanager
@@ -328,6 +323,12 @@ class Person:
         return ElicitResult(action="accept", content={"confirm": True})
 
 
+async def replace_everywhere(client: Client, pad: str, search: str, replace: str):
+    """replace_in_document with replace_all: the call that asks a person when it matches twice."""
+    arguments = {"id": pad, "search": search, "replace": replace, "replace_all": True}
+    return await call(client, "replace_in_document", arguments)
+
+
 # ---------------------------------------------------------------------------------------------
 # Both revisions through the SDK
 # ---------------------------------------------------------------------------------------------
@@ -355,11 +356,7 @@ async def test_a_confirmation_dialog_works_over_http(rustpad: RustpadServer, pad
     person = Person()
     with http_server(rustpad) as server:
         async with http_client(server.url, mode, elicitation_callback=person) as client:
-            result = await call(
-                client,
-                "replace_in_document",
-                {"id": pad, "search": "a", "replace": "c", "replace_all": True},
-            )
+            result = await replace_everywhere(client, pad, "a", "c")
             assert ok(result)["replacements"] == 2
     assert len(person.asked) == 1
     assert person.asked[0].startswith(f'This will replace 2 occurrences in pad "{pad}".')
@@ -386,11 +383,7 @@ async def test_a_confirmation_asked_on_one_replica_and_answered_on_another_runs_
     person = Person()
     with two_replicas(rustpad) as balancer:
         async with http_client(balancer.url, MODERN, elicitation_callback=person) as client:
-            result = await call(
-                client,
-                "replace_in_document",
-                {"id": pad, "search": "cat", "replace": "cats", "replace_all": True},
-            )
+            result = await replace_everywhere(client, pad, "cat", "cats")
             assert ok(result)["replacements"] == 3
         served = balancer.calls()
     assert len(person.asked) == 1
