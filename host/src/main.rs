@@ -1,9 +1,11 @@
 //! rustpad-mcp: the host that runs the rustpad-mcp component.
 //!
-//! The host knows stdio, wasmtime and egress policy, and nothing about pads.
-//! It hands the component its configuration (the `RUSTPAD_*` variables but
-//! the host's own `RUSTPAD_MCP_*`, and `ELICITATION`; nothing else), lets it reach only RUSTPAD_URL's origin, and
-//! carries MCP messages between the client and a fresh instance per message.
+//! The host knows the transports (stdio, Streamable HTTP), wasmtime and
+//! egress policy, and nothing about pads. It hands the component its
+//! configuration (the `RUSTPAD_*` variables but the host's own
+//! `RUSTPAD_MCP_*`, and `ELICITATION`; nothing else), lets it reach only
+//! RUSTPAD_URL's origin, and carries MCP messages between the client and a
+//! fresh instance per message.
 #![forbid(unsafe_code)]
 
 mod egress;
@@ -230,25 +232,10 @@ async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> E
     }
     let trace = std::env::var_os("RUSTPAD_MCP_TRACE").is_some_and(|v| v == "1");
     let runtime = Arc::new(runtime);
-    let serving = match transport {
-        Transport::Stdio => Box::pin(stdio::serve(runtime, trace))
-            as std::pin::Pin<Box<dyn std::future::Future<Output = anyhow::Result<()>> + Send>>,
-        Transport::Http(address, limits) => {
-            let listener = match tokio::net::TcpListener::bind(address).await {
-                Ok(listener) => listener,
-                Err(error) => {
-                    eprintln!("rustpad-mcp: cannot listen on {address}: {error}");
-                    return ExitCode::FAILURE;
-                }
-            };
-            let bound = listener.local_addr().unwrap_or(address);
-            let protection = if limits.gate.requires_token() {
-                "bearer token required"
-            } else {
-                "loopback only, no token"
-            };
-            eprintln!("rustpad-mcp: serving MCP at http://{bound}/mcp ({protection})");
-            Box::pin(http::serve(runtime, listener, limits, trace))
+    let serving = async move {
+        match transport {
+            Transport::Stdio => stdio::serve(runtime, trace).await,
+            Transport::Http(address, limits) => http::serve(runtime, address, limits, trace).await,
         }
     };
     let mut terminate =

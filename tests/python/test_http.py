@@ -646,6 +646,12 @@ def test_listening_beyond_loopback_needs_a_long_token(rustpad: RustpadServer):
     assert code == 2 and "RUSTPAD_MCP_HTTP_MAX_CALLS" in stderr
     code, stderr = start_failure(rustpad, "127.0.0.1:0", RUSTPAD_MCP_HTTP_ORIGINS="example.net")
     assert code == 2 and "RUSTPAD_MCP_HTTP_ORIGINS" in stderr
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, stderr = start_failure(rustpad, f"127.0.0.1:{port}")
+    assert code == 1 and f"cannot listen on 127.0.0.1:{port}" in stderr
 
 
 def test_with_a_token_every_request_must_carry_it(rustpad: RustpadServer):

@@ -108,13 +108,26 @@ struct Server {
     trace: bool,
 }
 
-/// Serves MCP over HTTP on `listener` until the process is stopped.
+/// Serves MCP over HTTP on `address` until the process is stopped, after
+/// saying on stderr where (the port, when 0 was asked for) and how guarded.
 pub async fn serve(
     runtime: Arc<Runtime>,
-    listener: TcpListener,
+    address: SocketAddr,
     limits: Limits,
     trace: bool,
 ) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(address)
+        .await
+        .map_err(|error| anyhow::anyhow!("cannot listen on {address}: {error}"))?;
+    let protection = if limits.gate.requires_token() {
+        "bearer token required"
+    } else {
+        "loopback only, no token"
+    };
+    eprintln!(
+        "rustpad-mcp: serving MCP at http://{}/mcp ({protection})",
+        listener.local_addr()?
+    );
     let server = Arc::new(Server {
         runtime,
         gate: limits.gate,
