@@ -633,7 +633,7 @@ def start_failure(rustpad: RustpadServer, listen: str, **variables: str) -> tupl
     return done.returncode, done.stderr
 
 
-def test_listening_beyond_loopback_needs_a_long_token(rustpad: RustpadServer):
+def test_unsafe_or_unusable_http_settings_stop_startup(rustpad: RustpadServer):
     code, stderr = start_failure(rustpad, "0.0.0.0:0")
     assert code == 2
     assert "RUSTPAD_MCP_HTTP_TOKEN" in stderr and "without a bearer token" in stderr
