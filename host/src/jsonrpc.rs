@@ -1,16 +1,14 @@
 //! The little of JSON-RPC that the transports need to route messages: the
-//! envelope, request ids as keys, and the error replies the host writes itself.
+//! envelope, request ids as keys, error codes, and the error replies the host
+//! writes itself.
 //!
-//! The host reads no further into a message; the component parses it again,
-//! in full, as the client sent it.
-
-use std::time::Duration;
+//! The host reads only what routing needs (and, over HTTP, what the headers
+//! repeat); the component parses each message again, in full, as the client
+//! sent it.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-
-use crate::runtime::Cost;
 
 /// The largest message either transport accepts (a whole pad is at most a
 /// few MiB of JSON).
@@ -18,7 +16,19 @@ pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INVALID_PARAMS: i64 = -32602;
 pub const INTERNAL_ERROR: i64 = -32603;
+/// 2026-07-28: headers that disagree with the body (HTTP only).
+pub const HEADER_MISMATCH: i64 = -32020;
+/// 2026-07-28: the request needs a client capability it did not declare.
+pub const MISSING_CAPABILITY: i64 = -32021;
+/// 2026-07-28: a protocol revision this server does not speak.
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// The answer to a request whose id is already in use by a running call.
+pub const DUPLICATE_ID: &str =
+    "Invalid request: a request with this id is still running; give each request its own id";
 
 /// The parts of a message the transports route on, kept raw: a client's text
 /// (even one with unpaired surrogate escapes) never stops routing.
@@ -93,22 +103,4 @@ pub fn key(id: &Value) -> String {
 
 pub fn error_response(id: &Value, code: i64, message: &str) -> String {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}).to_string()
-}
-
-/// One JSON line per call on stderr: where its time went (never any content).
-pub fn trace_call(method: &str, id: Option<&Value>, cost: &Cost) {
-    let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
-    eprintln!(
-        "{}",
-        json!({
-            "event": "call",
-            "method": method,
-            "id": id,
-            "total_us": micros(cost.total),
-            "instantiate_us": micros(cost.instantiate),
-            "waiting_us": micros(cost.waiting),
-            "fuel": cost.fuel,
-            "memory_bytes": cost.memory,
-        })
-    );
 }

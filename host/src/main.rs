@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod egress;
+mod flights;
 mod http;
 mod jsonrpc;
 mod questions;
@@ -187,6 +188,14 @@ async fn check_connection(runtime: &Runtime) -> ExitCode {
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Locks `mutex`, carrying on after a panic elsewhere: every structure the
+/// host guards stays consistent between statements.
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Where the MCP client is.

@@ -32,9 +32,7 @@ pub struct Questions {
 
 impl Questions {
     fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
-        self.pending
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::lock(&self.pending)
     }
 
     /// Hands the client's answer to the call that asked; false when no open

@@ -265,6 +265,26 @@ pub struct Cost {
     pub memory: usize,
 }
 
+impl Cost {
+    /// One JSON line on stderr: where a call's time went (never any content).
+    pub fn trace(&self, method: &str, id: Option<&serde_json::Value>) {
+        let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX);
+        eprintln!(
+            "{}",
+            serde_json::json!({
+                "event": "call",
+                "method": method,
+                "id": id,
+                "total_us": micros(self.total),
+                "instantiate_us": micros(self.instantiate),
+                "waiting_us": micros(self.waiting),
+                "fuel": self.fuel,
+                "memory_bytes": self.memory,
+            })
+        );
+    }
+}
+
 /// A message the component could not finish, in words for the client.
 #[derive(Debug)]
 pub struct Failure(pub String);

@@ -11,19 +11,20 @@
 //! `initialize` is the one message handled in line: its reply carries the
 //! connection's session, which every later message needs.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
-use tokio::task::{AbortHandle, JoinSet};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinSet;
 
+use crate::flights::Flights;
 use crate::jsonrpc::{
-    Envelope, INTERNAL_ERROR, INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR, error_response, key,
-    trace_call,
+    DUPLICATE_ID, Envelope, INTERNAL_ERROR, INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR,
+    error_response, key,
 };
+use crate::lock;
 use crate::questions::{Asker, Questions};
 use crate::runtime::{Elicitor, Runtime};
 
@@ -37,7 +38,7 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
     let writer = tokio::spawn(write_lines(lines));
     let questions = Arc::new(Questions::default());
     let session: Arc<Mutex<Option<String>>> = Arc::default();
-    let in_flight: Arc<Mutex<HashMap<String, AbortHandle>>> = Arc::default();
+    let flights = Arc::new(Flights::default());
     let mut tasks = JoinSet::new();
     let mut stdin = BufReader::new(tokio::io::stdin());
     let mut buffer = Vec::new();
@@ -78,10 +79,8 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                 }
             }
             (Some("notifications/cancelled"), _) => {
-                let target = envelope.cancelled_request();
-                let handle = target.and_then(|target| lock(&in_flight).remove(&target));
-                if let Some(handle) = handle {
-                    handle.abort();
+                if let Some(target) = envelope.cancelled_request() {
+                    flights.cancel(&target);
                 }
             }
             (Some("initialize"), _) => {
@@ -108,44 +107,61 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                     questions: questions.clone(),
                     out: out.clone(),
                 };
-                let out = out.clone();
+                let out_for_task = out.clone();
                 let current = lock(&session).clone();
                 let message = text.to_string();
-                let flight_key = id.map(key);
                 let id = id.cloned();
-                let in_flight_for_task = in_flight.clone();
-                let task_key = flight_key.clone();
+                let flight = id.as_ref().map(key);
+                let (flight_for_task, flights_for_task) = (flight.clone(), flights.clone());
                 let method = method.unwrap_or_default().to_string();
-                // Held until the task is registered, so a quick task cannot
-                // unregister itself first and leave a stale entry behind.
-                let mut flights = lock(&in_flight);
+                // A call starts once it is registered, so it cannot end (and
+                // unregister) before it was ever registered.
+                let (cleared, clearance) = oneshot::channel::<()>();
+                let call_id = id.clone();
                 let handle = tasks.spawn(async move {
+                    if clearance.await.is_err() {
+                        return;
+                    }
                     let elicitor: Arc<dyn Elicitor> = Arc::new(asker);
                     let outcome = runtime
                         .handle(&message, current.as_deref(), Some(elicitor))
                         .await;
                     if let (Ok(reply), true) = (&outcome, trace) {
-                        trace_call(&method, id.as_ref(), &reply.cost);
+                        reply.cost.trace(&method, call_id.as_ref());
                     }
-                    if let Some(task_key) = &task_key {
-                        lock(&in_flight_for_task).remove(task_key);
+                    if let Some(flight) = &flight_for_task {
+                        flights_for_task.finish(flight, tokio::task::id());
                     }
                     match outcome {
                         Ok(reply) => {
                             if let Some(response) = reply.response {
-                                let _ = out.send(response);
+                                let _ = out_for_task.send(response);
                             }
                         }
                         Err(failure) => {
                             eprintln!("rustpad-mcp: {}", failure.0);
-                            if let Some(id) = &id {
-                                let _ = out.send(error_response(id, INTERNAL_ERROR, &failure.0));
+                            if let Some(id) = &call_id {
+                                let _ = out_for_task.send(error_response(
+                                    id,
+                                    INTERNAL_ERROR,
+                                    &failure.0,
+                                ));
                             }
                         }
                     }
                 });
-                if let Some(flight_key) = flight_key {
-                    flights.insert(flight_key, handle);
+                match (flight, &id) {
+                    (Some(flight), Some(id)) => match flights.start(flight, handle) {
+                        Ok(()) => {
+                            let _ = cleared.send(());
+                        }
+                        Err(_) => {
+                            let _ = out.send(error_response(id, INVALID_REQUEST, DUPLICATE_ID));
+                        }
+                    },
+                    _ => {
+                        let _ = cleared.send(());
+                    }
                 }
             }
         }
@@ -161,12 +177,6 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
     drop(out);
     let _ = writer.await;
     Ok(())
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 enum Line {

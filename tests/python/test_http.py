@@ -548,6 +548,74 @@ async def test_a_cancelled_call_ends_its_stream_without_a_response(rustpad: Rust
     assert rustpad.text(pad) == "a a"
 
 
+async def test_a_call_cancelled_before_it_asks_gets_an_empty_stream(
+    rustpad: RustpadServer, pad: str
+):
+    rustpad.set_mode(pad, "silent-after-identity")
+    with http_server(rustpad) as server:
+        session = LegacySession(server.url)
+        call = {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tools/call",
+            "params": {"name": "append_to_document", "arguments": {"id": pad, "text": "x"}},
+        }
+        answers: list[Exchange] = []
+        caller = threading.Thread(target=lambda: answers.append(session.post(call)))
+        caller.start()
+        # The call is running once it has spoken on the pad's socket.
+        await rustpad.wait_for_frame(pad, lambda frame: True)
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}
+        assert session.post(cancel).status == 202
+        caller.join(timeout=HANG_GUARD_SECONDS)
+        (answer,) = answers
+        assert answer.status == 200
+        assert answer.headers["content-type"] == "text/event-stream"
+        assert answer.messages() == []
+    assert not any("error" in line.lower() for line in server.stderr), server.stderr
+
+
+async def test_a_request_id_in_use_is_refused_until_its_call_ends(rustpad: RustpadServer, pad: str):
+    rustpad.seed(pad, "a a")
+    with http_server(rustpad) as server:
+        session = LegacySession(server.url)
+        open_call = OpenCall(session, guarded_replace(1, pad))
+        open_call.next_message()
+        again = session.post(guarded_replace(1, pad))
+        assert again.status == 400
+        assert "still running" in again.json()["error"]["message"]
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+        assert session.post(cancel).status == 202
+        assert open_call.rest() == []
+        listed = session.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert listed.status == 200
+    assert rustpad.text(pad) == "a a"
+
+
+async def test_a_client_that_takes_no_event_stream_is_told_it_cannot_be_asked(
+    rustpad: RustpadServer, pad: str
+):
+    rustpad.seed(pad, "a a")
+    with http_server(rustpad) as server:
+        session = LegacySession(server.url)
+        answer = exchange(
+            server.url,
+            guarded_replace(1, pad),
+            headers={
+                "Accept": "application/json",
+                "Mcp-Session-Id": session.id,
+                "MCP-Protocol-Version": LEGACY,
+            },
+        )
+        assert answer.status == 200
+        assert answer.headers["content-type"] == "application/json"
+        result = answer.json()["result"]
+        assert result["isError"]
+        assert "text/event-stream" in result["content"][0]["text"]
+        assert "nothing was changed" in result["content"][0]["text"]
+    assert rustpad.text(pad) == "a a"
+
+
 async def test_calls_beyond_the_limit_are_told_to_retry(rustpad: RustpadServer, pad: str):
     rustpad.seed(pad, "a a")
     with http_server(rustpad, RUSTPAD_MCP_HTTP_MAX_CALLS="1") as server:
@@ -555,14 +623,22 @@ async def test_calls_beyond_the_limit_are_told_to_retry(rustpad: RustpadServer, 
         # A call waiting for a person holds its place.
         open_call = OpenCall(session, guarded_replace(1, pad))
         open_call.next_message()
-        busy = session.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        stats = {"name": "get_stats", "arguments": {}}
+        busy = session.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": stats})
         assert busy.status == 503
         assert busy.headers["retry-after"] == "1"
         assert busy.json()["id"] == 2
+        # Listing and discovery (health checks) are answered however busy.
+        assert session.post({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}).status == 200
+        discover = exchange(
+            server.url, modern_request(5, "server/discover"), headers=modern_headers("server/discover")
+        )
+        assert discover.status == 200
         cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
         assert session.post(cancel).status == 202
         open_call.rest()
-        assert session.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}).status == 200
+        again = session.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": stats})
+        assert again.status == 200
 
 
 # ---------------------------------------------------------------------------------------------
@@ -606,6 +682,18 @@ async def test_modern_errors_carry_their_http_status(rustpad: RustpadServer):
             headers=modern_headers("tools/call", "get_document"),
         )
         assert failing.status == 200 and failing.json()["result"]["isError"]
+        # A repeated key counts as the component counts it (the last one), so headers cannot
+        # name one tool while the body runs another.
+        body = json.dumps(modern_request(8, "tools/call", {"name": "get_stats", "arguments": {}}))
+        doubled = body.replace('"name": "get_stats"', '"name": "get_stats", "name": "create_document"')
+        assert doubled != body
+        smuggled = exchange(server.url, doubled, headers=modern_headers("tools/call", "get_stats"))
+        assert smuggled.status == 400 and smuggled.json()["error"]["code"] == -32020
+        # A body whose claims cannot be read is refused rather than routed on a guess.
+        unpaired = body.replace('"get_stats", "arguments": {}', '"get_stats", "arguments": {"x": "\\ud800"}')
+        assert unpaired != body
+        unreadable = exchange(server.url, unpaired, headers=modern_headers("tools/call", "get_stats"))
+        assert unreadable.status == 400 and unreadable.json()["error"]["code"] == -32700
         # No session is minted or needed, and a stale session header is ignored.
         listed = exchange(
             server.url,
@@ -676,6 +764,52 @@ def test_with_a_token_every_request_must_carry_it(rustpad: RustpadServer):
             headers={**headers, "Authorization": f"Bearer {TOKEN}", "Host": "mcp.example.net"},
         )
         assert named.status == 200
+
+
+def test_listed_browser_origins_get_cors(rustpad: RustpadServer):
+    discover = modern_request(1, "server/discover")
+    headers = modern_headers("server/discover")
+    listed = "https://chat.example.net"
+    with http_server(
+        rustpad, RUSTPAD_MCP_HTTP_ORIGINS=listed, RUSTPAD_MCP_HTTP_TOKEN=TOKEN
+    ) as server:
+        preflight_headers = {
+            "Origin": listed,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, mcp-method",
+        }
+        # The preflight carries no token; the origin decides.
+        preflight = exchange(
+            server.url, None, method="OPTIONS", headers=preflight_headers, replace_headers=True
+        )
+        assert preflight.status == 204
+        assert preflight.headers["access-control-allow-origin"] == listed
+        assert "POST" in preflight.headers["access-control-allow-methods"]
+        assert "mcp-session-id" in preflight.headers["access-control-allow-headers"]
+        elsewhere = {**preflight_headers, "Origin": "https://evil.example"}
+        assert exchange(server.url, None, method="OPTIONS", headers=elsewhere, replace_headers=True).status == 403
+        # The request itself needs the token, and its answer names the origin.
+        authorized = {**headers, "Origin": listed, "Authorization": f"Bearer {TOKEN}"}
+        answer = exchange(server.url, discover, headers=authorized)
+        assert answer.status == 200
+        assert answer.headers["access-control-allow-origin"] == listed
+        assert "mcp-session-id" in answer.headers["access-control-expose-headers"]
+        assert answer.headers["vary"] == "Origin"
+        # Without the token, nothing else about the request is looked at.
+        anonymous = exchange(server.url, discover, headers={**headers, "Origin": "https://evil.example"})
+        assert anonymous.status == 401
+
+
+def test_a_proxied_request_needs_the_token(rustpad: RustpadServer):
+    discover = modern_request(1, "server/discover")
+    headers = {**modern_headers("server/discover"), "X-Forwarded-For": "203.0.113.9"}
+    with http_server(rustpad) as server:
+        refused = exchange(server.url, discover, headers=headers)
+        assert refused.status == 403
+        assert "RUSTPAD_MCP_HTTP_TOKEN" in refused.body.decode()
+    with http_server(rustpad, RUSTPAD_MCP_HTTP_TOKEN=TOKEN) as server:
+        answer = exchange(server.url, discover, headers={**headers, "Authorization": f"Bearer {TOKEN}"})
+        assert answer.status == 200
 
 
 def test_browser_origins_and_host_names_are_checked(rustpad: RustpadServer):

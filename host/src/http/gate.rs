@@ -2,17 +2,22 @@
 //! any message reaches the component.
 //!
 //! - A bearer token (`RUSTPAD_MCP_HTTP_TOKEN`): required when the listener is
-//!   not on loopback, and checked whenever it is set.
-//! - `Origin`: browsers send it, and a page from elsewhere must not drive a
-//!   server that can edit pads (DNS rebinding). Loopback origins pass, and so
-//!   do the origins listed in `RUSTPAD_MCP_HTTP_ORIGINS`.
+//!   not on loopback, and checked first whenever it is set, so that a client
+//!   without it learns nothing else about the server.
 //! - `Host`: on a loopback listener the request must name a loopback host, so
 //!   a rebound DNS name is refused even when no `Origin` is sent.
+//! - `Origin`: browsers send it, and a page from elsewhere must not drive a
+//!   server that can edit pads (DNS rebinding). Loopback origins pass, and so
+//!   do the origins listed in `RUSTPAD_MCP_HTTP_ORIGINS`; those also get the
+//!   CORS headers a browser needs to read the answers.
+//! - Without a token, a request that came through a proxy (`Forwarded`,
+//!   `X-Forwarded-For`, `X-Real-IP`) is refused: a loopback listener without a
+//!   token trusts whoever can connect, and a proxy connects for everyone.
 
 use std::net::{IpAddr, SocketAddr};
 
-use http::HeaderMap;
 use http::header::{AUTHORIZATION, HOST, ORIGIN};
+use http::{HeaderMap, HeaderValue};
 use subtle::ConstantTimeEq;
 
 /// The variable holding the bearer token clients must present.
@@ -39,7 +44,19 @@ pub enum Refusal {
     Origin(String),
     /// A `Host` that does not name this loopback listener.
     Host(String),
+    /// Forwarded by a proxy to a server that has no token.
+    Proxied,
 }
+
+/// A request let through: the browser origin it came from, if any, which the
+/// answer names so that the browser lets the page read it (CORS).
+#[derive(Debug, PartialEq)]
+pub struct Admitted {
+    pub origin: Option<HeaderValue>,
+}
+
+/// Headers whose presence says a proxy relayed the request.
+const PROXY_HEADERS: [&str; 3] = ["forwarded", "x-forwarded-for", "x-real-ip"];
 
 impl Gate {
     /// The gate for a listener on `listen`, from the operator's settings
@@ -91,7 +108,31 @@ impl Gate {
     }
 
     /// Lets a request through, or says why not.
-    pub fn admit(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    pub fn admit(&self, headers: &HeaderMap) -> Result<Admitted, Refusal> {
+        match &self.token {
+            Some(token) => {
+                let presented = headers
+                    .get(AUTHORIZATION)
+                    .and_then(|h| h.to_str().ok())
+                    .and_then(bearer_credentials)
+                    .unwrap_or_default();
+                if !bool::from(presented.as_bytes().ct_eq(token.as_bytes())) {
+                    return Err(Refusal::Unauthorized);
+                }
+            }
+            None => {
+                if PROXY_HEADERS.iter().any(|name| headers.contains_key(*name)) {
+                    return Err(Refusal::Proxied);
+                }
+            }
+        }
+        self.preflight(headers)
+    }
+
+    /// The checks a browser's CORS preflight (`OPTIONS`) must pass. It
+    /// carries no credentials, so the token is not asked for; the request
+    /// that follows is checked in full.
+    pub fn preflight(&self, headers: &HeaderMap) -> Result<Admitted, Refusal> {
         if self.loopback {
             let host = headers
                 .get(HOST)
@@ -101,27 +142,30 @@ impl Gate {
                 return Err(Refusal::Host(host.to_string()));
             }
         }
-        if let Some(origin) = headers.get(ORIGIN) {
-            let origin = origin.to_str().unwrap_or_default();
-            let allowed = normalized_origin(origin).is_some_and(|o| {
-                is_loopback_name(url_host(&o).unwrap_or_default()) || self.origins.contains(&o)
-            });
-            if !allowed {
-                return Err(Refusal::Origin(origin.to_string()));
-            }
+        let Some(origin) = headers.get(ORIGIN) else {
+            return Ok(Admitted { origin: None });
+        };
+        let text = origin.to_str().unwrap_or_default();
+        let allowed = normalized_origin(text).is_some_and(|o| {
+            is_loopback_name(url_host(&o).unwrap_or_default()) || self.origins.contains(&o)
+        });
+        if allowed {
+            Ok(Admitted {
+                origin: Some(origin.clone()),
+            })
+        } else {
+            Err(Refusal::Origin(text.to_string()))
         }
-        if let Some(token) = &self.token {
-            let presented = headers
-                .get(AUTHORIZATION)
-                .and_then(|h| h.to_str().ok())
-                .and_then(|h| h.strip_prefix("Bearer "))
-                .unwrap_or_default();
-            if !bool::from(presented.as_bytes().ct_eq(token.as_bytes())) {
-                return Err(Refusal::Unauthorized);
-            }
-        }
-        Ok(())
     }
+}
+
+/// The credentials of `Authorization: Bearer <credentials>`; the scheme's
+/// case does not matter (RFC 9110, section 11.1).
+fn bearer_credentials(header: &str) -> Option<&str> {
+    let (scheme, credentials) = header.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| credentials.trim())
 }
 
 /// `scheme://host[:port]` of an http(s) origin, as browsers serialize it.
@@ -143,9 +187,19 @@ fn url_host(origin: &str) -> Option<&str> {
 
 /// A `Host` header value (`name[:port]`) naming this machine's loopback.
 fn is_loopback_host(host: &str) -> bool {
+    let is_port =
+        |port: &str| (1..=5).contains(&port.len()) && port.bytes().all(|b| b.is_ascii_digit());
     let name = match host.strip_prefix('[') {
-        Some(v6) => v6.split_once(']').map_or("", |(addr, _)| addr),
-        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+        Some(bracketed) => match bracketed.split_once(']') {
+            Some((v6, "")) => v6,
+            Some((v6, rest)) if rest.strip_prefix(':').is_some_and(is_port) => v6,
+            _ => return false,
+        },
+        None => match host.rsplit_once(':') {
+            Some((name, port)) if is_port(port) => name,
+            Some(_) => return false,
+            None => host,
+        },
     };
     is_loopback_name(name)
 }
@@ -197,6 +251,8 @@ mod tests {
         assert!(gate("[::1]:8080", &[]).is_ok());
     }
 
+    const PASSED: Result<Admitted, Refusal> = Ok(Admitted { origin: None });
+
     #[test]
     fn loopback_listeners_serve_only_loopback_host_names() {
         let gate = gate("127.0.0.1:8080", &[]).unwrap();
@@ -205,10 +261,19 @@ mod tests {
             "localhost:8080",
             "LOCALHOST",
             "[::1]:8080",
+            "[::1]",
         ] {
-            assert_eq!(gate.admit(&headers(&[(HOST, host)])), Ok(()), "{host}");
+            assert_eq!(gate.admit(&headers(&[(HOST, host)])), PASSED, "{host}");
         }
-        for host in ["evil.example:8080", "127.0.0.1.nip.io:8080", ""] {
+        for host in [
+            "evil.example:8080",
+            "127.0.0.1.nip.io:8080",
+            "",
+            "[::1]evil.example",
+            "localhost.",
+            "user@localhost",
+            "[::ffff:127.0.0.1]",
+        ] {
             assert!(
                 matches!(gate.admit(&headers(&[(HOST, host)])), Err(Refusal::Host(_))),
                 "{host}"
@@ -234,7 +299,8 @@ mod tests {
             "https://CHAT.example.net:443",
             "http://tools.example:8443",
         ] {
-            assert_eq!(from(allowed), Ok(()), "{allowed}");
+            let admitted = from(allowed).unwrap();
+            assert_eq!(admitted.origin.unwrap(), allowed, "{allowed}");
         }
         for refused in [
             "https://evil.example",
@@ -256,10 +322,12 @@ mod tests {
     }
 
     #[test]
-    fn the_token_is_checked_whenever_it_is_set() {
+    fn the_token_is_checked_first_whenever_it_is_set() {
         let gate = gate("0.0.0.0:8080", &[(TOKEN_VARIABLE, TOKEN)]).unwrap();
-        let bearer = format!("Bearer {TOKEN}");
-        assert_eq!(gate.admit(&headers(&[(AUTHORIZATION, &bearer)])), Ok(()));
+        for scheme in ["Bearer", "bearer", "BEARER"] {
+            let presented = format!("{scheme} {TOKEN}");
+            assert_eq!(gate.admit(&headers(&[(AUTHORIZATION, &presented)])), PASSED);
+        }
         for wrong in [
             "",
             "Bearer",
@@ -278,5 +346,36 @@ mod tests {
                 "{wrong:?}"
             );
         }
+        // Without the token, a refused origin is not even looked at.
+        let from_elsewhere = headers(&[(ORIGIN, "https://evil.example")]);
+        assert_eq!(gate.admit(&from_elsewhere), Err(Refusal::Unauthorized));
+        // A preflight carries no token; its origin decides.
+        assert!(matches!(
+            gate.preflight(&from_elsewhere),
+            Err(Refusal::Origin(_))
+        ));
+    }
+
+    #[test]
+    fn without_a_token_a_proxied_request_is_refused() {
+        let open = gate("127.0.0.1:8080", &[]).unwrap();
+        for header in ["forwarded", "x-forwarded-for", "x-real-ip"] {
+            let proxied = headers(&[
+                (HOST, "127.0.0.1:8080"),
+                (http::HeaderName::from_static(header), "203.0.113.9"),
+            ]);
+            assert_eq!(open.admit(&proxied), Err(Refusal::Proxied), "{header}");
+        }
+        let guarded = gate("127.0.0.1:8080", &[(TOKEN_VARIABLE, TOKEN)]).unwrap();
+        let bearer = format!("Bearer {TOKEN}");
+        let proxied = headers(&[
+            (HOST, "127.0.0.1:8080"),
+            (AUTHORIZATION, &bearer),
+            (
+                http::HeaderName::from_static("x-forwarded-for"),
+                "203.0.113.9",
+            ),
+        ]);
+        assert_eq!(guarded.admit(&proxied), PASSED);
     }
 }

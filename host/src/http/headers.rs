@@ -5,77 +5,88 @@
 
 use base64::Engine;
 use http::HeaderMap;
-use serde::Deserialize;
 use serde_json::Value;
 
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const METHOD: &str = "mcp-method";
 const NAME: &str = "mcp-name";
 pub const SESSION_ID: &str = "mcp-session-id";
-/// The JSON-RPC error for headers that disagree with the body.
-pub const HEADER_MISMATCH: i64 = -32020;
 
-/// What a request's body says about itself: the parts the headers repeat.
-#[derive(Deserialize, Default)]
-pub struct Stated {
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+
+/// What a request's body says about itself: the parts the headers repeat,
+/// read from the same parsed message the component will read (so a repeated
+/// key means here what it means there: the last one counts).
+#[derive(Default)]
+pub struct Claims {
     method: Option<String>,
-    #[serde(default)]
-    params: Params,
-}
-
-#[derive(Deserialize, Default)]
-struct Params {
-    #[serde(rename = "_meta", default)]
-    meta: Meta,
+    version: Option<Value>,
+    has_capabilities: bool,
+    has_client_info: bool,
     name: Option<Value>,
     uri: Option<Value>,
 }
 
-#[derive(Deserialize, Default)]
-struct Meta {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-    version: Option<Value>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-    capabilities: Option<Value>,
-}
-
-impl Stated {
-    /// Reads the body's statements; an unreadable body states nothing.
-    pub fn read(body: &str) -> Stated {
-        serde_json::from_str(body).unwrap_or_default()
+impl Claims {
+    pub fn of(message: &Value) -> Claims {
+        let params = message.get("params");
+        let param = |key: &str| params.and_then(|p| p.get(key)).cloned();
+        let meta = |key: &str| params.and_then(|p| p.get("_meta")).and_then(|m| m.get(key));
+        Claims {
+            method: message
+                .get("method")
+                .and_then(Value::as_str)
+                .map(String::from),
+            version: meta(META_VERSION).cloned(),
+            has_capabilities: meta(META_CAPABILITIES).is_some(),
+            has_client_info: meta(META_CLIENT_INFO).is_some(),
+            name: param("name"),
+            uri: param("uri"),
+        }
     }
 
-    /// The request names its 2026-07-28 version in `_meta`: it is served
-    /// statelessly, and any session header is ignored.
+    /// A 2026-07-28 request: it carries one of that revision's `_meta` keys,
+    /// or calls `server/discover`, which only that revision has. The same
+    /// rule as the component's (`guest/src/mcp/mod.rs`, `modern_meta`), so the
+    /// host never treats as a session message what the component serves
+    /// statelessly.
     pub fn is_modern(&self) -> bool {
-        self.params.meta.version.is_some()
+        self.version.is_some()
+            || self.has_capabilities
+            || self.has_client_info
+            || self.method.as_deref() == Some("server/discover")
     }
 
     /// Checks the standard headers against the body. Runs only once the
     /// body's own `_meta` is complete: a body that lacks a field is told so
     /// by the component, which is the more useful answer.
     pub fn check(&self, headers: &HeaderMap) -> Result<(), String> {
-        let (Some(Value::String(version)), Some(_)) =
-            (&self.params.meta.version, &self.params.meta.capabilities)
-        else {
+        let (Some(Value::String(version)), true) = (&self.version, self.has_capabilities) else {
             return Ok(());
         };
-        agree(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
+        header_matches(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
         let method = self.method.as_deref().unwrap_or_default();
-        agree(headers, METHOD, "Mcp-Method", method)?;
+        header_matches(headers, METHOD, "Mcp-Method", method)?;
         let named = match method {
-            "tools/call" | "prompts/get" => &self.params.name,
-            "resources/read" => &self.params.uri,
+            "tools/call" | "prompts/get" => &self.name,
+            "resources/read" => &self.uri,
             _ => return Ok(()),
         };
         if let Some(Value::String(name)) = named {
-            agree(headers, NAME, "Mcp-Name", name)?;
+            header_matches(headers, NAME, "Mcp-Name", name)?;
         }
         Ok(())
     }
 }
 
-fn agree(headers: &HeaderMap, header: &str, shown: &str, body: &str) -> Result<(), String> {
+fn header_matches(
+    headers: &HeaderMap,
+    header: &str,
+    shown: &str,
+    body: &str,
+) -> Result<(), String> {
     let Some(value) = headers.get(header) else {
         return Err(format!(
             "Header mismatch: the {shown} header is missing; it must repeat the body's value {body:?}"
@@ -128,7 +139,7 @@ mod tests {
 
     #[test]
     fn headers_must_repeat_the_body() {
-        let call = Stated::read(CALL);
+        let call = Claims::of(&serde_json::from_str(CALL).unwrap());
         assert!(call.is_modern());
         let good = [
             (PROTOCOL_VERSION, "2026-07-28"),
@@ -156,19 +167,37 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_key_counts_as_the_component_counts_it() {
+        // The last "name" is the tool that would run, so it is the one checked.
+        let body = CALL.replace(
+            r#""name":"get_document""#,
+            r#""name":"get_document","name":"set_document""#,
+        );
+        let claims = Claims::of(&serde_json::from_str(&body).unwrap());
+        let headers = headers(&[
+            (PROTOCOL_VERSION, "2026-07-28"),
+            (METHOD, "tools/call"),
+            (NAME, "get_document"),
+        ]);
+        assert!(claims.check(&headers).is_err());
+    }
+
+    #[test]
     fn an_incomplete_or_legacy_body_is_left_to_the_component() {
         for body in [
             r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
-            "not json",
         ] {
-            assert_eq!(
-                Stated::read(body).check(&HeaderMap::new()),
-                Ok(()),
-                "{body}"
-            );
+            let claims = Claims::of(&serde_json::from_str(body).unwrap());
+            assert_eq!(claims.check(&HeaderMap::new()), Ok(()), "{body}");
         }
-        assert!(!Stated::read(r#"{"method":"tools/list"}"#).is_modern());
+        let claims = |body: &str| Claims::of(&serde_json::from_str(body).unwrap());
+        assert!(!claims(r#"{"method":"tools/list"}"#).is_modern());
+        assert!(claims(r#"{"method":"server/discover"}"#).is_modern());
+        assert!(
+            claims(r#"{"method":"x","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}"#)
+                .is_modern()
+        );
     }
 }

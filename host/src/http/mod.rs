@@ -8,22 +8,27 @@
 //!   carries `elicitation/create` first; the client POSTs its answer.
 //!
 //! Before a message reaches the component it passes the [`gate`] (token,
-//! `Origin`, `Host`), a size limit and a bound on concurrent calls. Closing a
-//! response early cancels its call.
+//! `Host`, `Origin`), size and time limits, and a bound on concurrent tool
+//! calls. Closing a response early cancels its call.
 
 mod gate;
 mod headers;
 mod sessions;
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::stream;
+use futures_util::{StreamExt, stream};
 use http::header::{
-    ACCEPT, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE,
+    ACCEPT, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
+    ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW,
+    CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, VARY, WWW_AUTHENTICATE,
+    X_CONTENT_TYPE_OPTIONS,
 };
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::UnsyncBoxBody;
@@ -37,28 +42,38 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinHandle;
 
-use gate::{Gate, Refusal};
-use headers::{HEADER_MISMATCH, PROTOCOL_VERSION, SESSION_ID, Stated};
+use gate::{Admitted, Gate, Refusal};
+use headers::{Claims, PROTOCOL_VERSION, SESSION_ID};
 use sessions::{Session, Sessions};
 
+use crate::flights::Grounded;
 use crate::jsonrpc::{
-    Envelope, INTERNAL_ERROR, INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR, error_response, key,
-    trace_call,
+    DUPLICATE_ID, Envelope, HEADER_MISMATCH, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST,
+    MAX_MESSAGE_BYTES, METHOD_NOT_FOUND, MISSING_CAPABILITY, PARSE_ERROR, UNSUPPORTED_VERSION,
+    error_response, key,
 };
 use crate::questions::Asker;
 use crate::runtime::{Elicitor, Reply, Runtime};
 
-/// Calls running at once (a call waiting for a person counts); past it,
-/// requests get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
+/// Tool calls running at once (a call waiting for a person counts); past it,
+/// they get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
 const MAX_CONCURRENT_CALLS: usize = 64;
 const MAX_CALLS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
 /// Open connections; past it, new ones wait to be accepted.
 const MAX_CONNECTIONS: usize = 512;
-/// How long a client may take to send a request's headers.
+/// Request bodies being received at once, in KiB: what slow or large uploads
+/// may hold in memory together before more are turned away.
+const BODY_BUDGET_KIB: usize = 256 << 10;
+/// How long a client may take to send a request's headers, and then its body.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// An event stream waiting on a person sends a comment this often, so
 /// proxies do not close it as idle.
 const KEEPALIVE: Duration = Duration::from_secs(20);
+/// What a browser page may send and read (CORS), for the origins the gate allows.
+const CORS_REQUEST_HEADERS: &str =
+    "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id";
+const CORS_EXPOSED_HEADERS: &str = "mcp-session-id, www-authenticate, retry-after";
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
 
@@ -67,8 +82,11 @@ pub fn parse_listen(text: &str) -> Result<SocketAddr, String> {
     if let Ok(port) = text.parse::<u16>() {
         return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
     }
-    let text = text.replacen("localhost:", "127.0.0.1:", 1);
-    text.parse().map_err(|_| {
+    let address = match text.strip_prefix("localhost:") {
+        Some(port) => format!("127.0.0.1:{port}"),
+        None => text.to_string(),
+    };
+    address.parse().map_err(|_| {
         format!("--http needs an address like 127.0.0.1:8080 (or just a port), not {text:?}")
     })
 }
@@ -105,6 +123,7 @@ struct Server {
     gate: Gate,
     sessions: Sessions,
     calls: Arc<Semaphore>,
+    bodies: Arc<Semaphore>,
     trace: bool,
 }
 
@@ -133,6 +152,7 @@ pub async fn serve(
         gate: limits.gate,
         sessions: Sessions::default(),
         calls: Arc::new(Semaphore::new(limits.max_calls)),
+        bodies: Arc::new(Semaphore::new(BODY_BUDGET_KIB)),
         trace,
     });
     let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
@@ -163,28 +183,45 @@ pub async fn serve(
     }
 }
 
+/// A request that passed the gate, read and parsed.
+struct Message {
+    text: String,
+    envelope_id: Option<Value>,
+    method: Option<String>,
+    claims: Claims,
+}
+
 impl Server {
     async fn respond(&self, request: Request<Incoming>) -> Response<Body> {
-        if request.uri().path() != "/mcp" {
-            return plain(StatusCode::NOT_FOUND, "Not found: MCP is served at /mcp\n");
+        if request.method() == Method::OPTIONS {
+            return match self.gate.preflight(request.headers()) {
+                Ok(admitted) => with_cors(preflight_answer(), &admitted),
+                Err(refusal) => refused(refusal),
+            };
         }
-        if let Err(refusal) = self.gate.admit(request.headers()) {
-            return refused(refusal);
-        }
-        match *request.method() {
-            Method::POST => self.post(request).await,
-            Method::DELETE => self.delete(request.headers()),
-            _ => {
-                let mut response = plain(
-                    StatusCode::METHOD_NOT_ALLOWED,
-                    "Method not allowed: send MCP messages with POST (this server opens no GET stream)\n",
-                );
-                response
-                    .headers_mut()
-                    .insert(ALLOW, HeaderValue::from_static("POST, DELETE"));
-                response
+        let admitted = match self.gate.admit(request.headers()) {
+            Ok(admitted) => admitted,
+            Err(refusal) => return refused(refusal),
+        };
+        let response = if request.uri().path() != "/mcp" {
+            plain(StatusCode::NOT_FOUND, "Not found: MCP is served at /mcp\n")
+        } else {
+            match *request.method() {
+                Method::POST => self.post(request).await,
+                Method::DELETE => self.delete(request.headers()),
+                _ => {
+                    let mut response = plain(
+                        StatusCode::METHOD_NOT_ALLOWED,
+                        "Method not allowed: send MCP messages with POST (this server opens no GET stream)\n",
+                    );
+                    response
+                        .headers_mut()
+                        .insert(ALLOW, HeaderValue::from_static("POST, DELETE"));
+                    response
+                }
             }
-        }
+        };
+        with_cors(response, &admitted)
     }
 
     /// DELETE ends a 2025-11-25 session.
@@ -199,42 +236,101 @@ impl Server {
         }
     }
 
-    async fn post(&self, request: Request<Incoming>) -> Response<Body> {
-        let (parts, body) = request.into_parts();
-        if let Some(refusal) = unacceptable(&parts.headers) {
-            return refusal;
+    /// Reads a POST's body within the size, memory and time limits, and
+    /// parses it once: the parts the host routes on come from that one parse.
+    async fn read(&self, headers: &HeaderMap, body: Incoming) -> Result<Message, Response<Body>> {
+        if let Some(refusal) = unacceptable(headers) {
+            return Err(refusal);
         }
-        let declared = parts
-            .headers
+        let declared = headers
             .get(CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
         if declared.is_some_and(|length| length > MAX_MESSAGE_BYTES as u64) {
-            return too_large();
+            return Err(too_large());
         }
-        let body = match Limited::new(body, MAX_MESSAGE_BYTES).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(error) if error.is::<http_body_util::LengthLimitError>() => return too_large(),
+        // A body of unknown length may be as large as any.
+        let reserve = declared
+            .map_or(MAX_MESSAGE_BYTES as u64, |length| length)
+            .div_ceil(1024);
+        let Ok(_reservation) = self
+            .bodies
+            .clone()
+            .try_acquire_many_owned(u32::try_from(reserve.max(1)).unwrap_or(u32::MAX))
+        else {
+            return Err(busy(
+                &Value::Null,
+                "Server busy: too many requests are being received; retry shortly",
+            ));
+        };
+        let collected = tokio::time::timeout(
+            BODY_TIMEOUT,
+            Limited::new(body, MAX_MESSAGE_BYTES).collect(),
+        );
+        let body = match collected.await {
             Err(_) => {
-                return plain(
+                return Err(plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "Request timeout: the body did not arrive within 30 seconds\n",
+                ));
+            }
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
+                return Err(too_large());
+            }
+            Ok(Err(_)) => {
+                return Err(plain(
                     StatusCode::BAD_REQUEST,
                     "Bad request: the body was cut short\n",
-                );
+                ));
             }
         };
-        let Ok(text) = std::str::from_utf8(&body) else {
-            return rpc_error(
+        let Ok(text) = String::from_utf8(body.to_vec()) else {
+            return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
                 &Value::Null,
                 PARSE_ERROR,
                 "Parse error: the message is not UTF-8",
-            );
+            ));
         };
-        let envelope = Envelope::read(text);
-        let stated = Stated::read(text);
-        let id = envelope.id();
-        let method = envelope.method.clone().unwrap_or_default();
+        // One parse decides what the message says. A body that cannot be read
+        // this way (say, an unpaired surrogate escape) is refused rather than
+        // routed on a guess, since its headers could not be checked against it.
+        let parsed: Value = serde_json::from_str(&text).map_err(|error| {
+            rpc_error(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                PARSE_ERROR,
+                &format!("Parse error: {error}"),
+            )
+        })?;
+        let (envelope_id, method, is_response) = {
+            let envelope = Envelope::read(&text);
+            (
+                envelope.id(),
+                envelope.method.clone(),
+                envelope.is_response(),
+            )
+        };
+        if method.is_none() && !is_response {
+            return Err(not_a_message(&parsed));
+        }
+        Ok(Message {
+            envelope_id,
+            method,
+            claims: Claims::of(&parsed),
+            text,
+        })
+    }
+
+    async fn post(&self, request: Request<Incoming>) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        let message = match self.read(&parts.headers, body).await {
+            Ok(message) => message,
+            Err(refusal) => return refusal,
+        };
+        let method = message.method.as_deref().unwrap_or_default();
         // 2026-07-28 has no sessions, and initialize starts a new one.
-        let session = if stated.is_modern() || method == "initialize" {
+        let session = if message.claims.is_modern() || method == "initialize" {
             None
         } else {
             match parts.headers.get(SESSION_ID).map(|v| v.to_str()) {
@@ -246,66 +342,79 @@ impl Server {
                 Some(Err(_)) => return unknown_session(),
             }
         };
+        let id = message.envelope_id.clone();
         if let Some(session) = &session
             && let Some(sent) = parts.headers.get(PROTOCOL_VERSION)
             && sent.to_str().ok().map(str::trim) != Some(session.version.as_str())
         {
-            let message = format!(
+            let text = format!(
                 "Bad request: MCP-Protocol-Version must be {}, the revision this session agreed on",
                 session.version
             );
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                &id.unwrap_or_default(),
-                INVALID_REQUEST,
-                &message,
-            );
-        }
-        if envelope.is_response() {
-            return self.answer(session.as_deref(), &envelope);
+            let id = id.unwrap_or_default();
+            return rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, &text);
         }
         let Some(id) = id else {
-            // A notification: only cancellation means anything to us.
-            if let (Some("notifications/cancelled"), Some(session)) =
-                (envelope.method.as_deref(), &session)
-                && let Some(request) = envelope.cancelled_request()
-            {
-                session.cancel(&request);
-            }
-            if envelope.method.is_none() {
-                return not_a_message(text);
-            }
-            return empty(StatusCode::ACCEPTED);
+            return self.take(session.as_deref(), &message);
         };
-        if let Err(mismatch) = stated.check(&parts.headers) {
+        if message.method.is_none() {
+            return self.answer(session.as_deref(), &message.text, &id);
+        }
+        if let Err(mismatch) = message.claims.check(&parts.headers) {
             return rpc_error(StatusCode::BAD_REQUEST, &id, HEADER_MISMATCH, &mismatch);
         }
-        let Ok(permit) = self.calls.clone().try_acquire_owned() else {
-            let mut response = rpc_error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                &id,
-                INTERNAL_ERROR,
-                "Server busy: too many calls are running; retry shortly",
-            );
-            response
-                .headers_mut()
-                .insert(RETRY_AFTER, HeaderValue::from_static("1"));
-            return response;
-        };
         if method == "initialize" {
-            return self.initialize(text, &id).await;
+            return self.initialize(&message.text, &id).await;
         }
+        // Only tool calls can be long or heavy; listing and discovery (health
+        // checks among them) are answered however busy the server is.
+        let permit = if method == "tools/call" {
+            match self.calls.clone().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(_) => {
+                    return busy(
+                        &id,
+                        "Server busy: too many tool calls are running; retry shortly",
+                    );
+                }
+            }
+        } else {
+            None
+        };
+        let elicitor = session.as_ref().map(|session| {
+            if accepts_event_streams(&parts.headers) {
+                Dialogs::Stream(session.questions.clone())
+            } else {
+                Dialogs::Refused
+            }
+        });
+        let method = method.to_string();
         let stateless = session.is_none();
-        self.start(text.to_string(), id, method, session, permit)
-            .respond(stateless)
-            .await
+        match self.start(message.text, id.clone(), method, session, elicitor, permit) {
+            Ok(call) => call.respond(stateless).await,
+            Err(Grounded::Duplicate) => {
+                rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, DUPLICATE_ID)
+            }
+            Err(Grounded::Closed) => unknown_session(),
+        }
+    }
+
+    /// A notification: only cancellation means anything to us.
+    fn take(&self, session: Option<&Session>, message: &Message) -> Response<Body> {
+        if message.method.as_deref() == Some("notifications/cancelled")
+            && let Some(session) = session
+            && let Some(request) = Envelope::read(&message.text).cancelled_request()
+        {
+            session.flights.cancel(&request);
+        }
+        empty(StatusCode::ACCEPTED)
     }
 
     /// A client's answer to one of the session's questions.
-    fn answer(&self, session: Option<&Session>, envelope: &Envelope) -> Response<Body> {
-        let id = envelope.id().map(|id| key(&id)).unwrap_or_default();
+    fn answer(&self, session: Option<&Session>, text: &str, id: &Value) -> Response<Body> {
+        let envelope = Envelope::read(text);
         match session {
-            Some(session) if session.questions.resolve(&id, envelope.answer()) => {
+            Some(session) if session.questions.resolve(&key(id), envelope.answer()) => {
                 empty(StatusCode::ACCEPTED)
             }
             Some(_) => plain(
@@ -332,11 +441,12 @@ impl Server {
             {
                 Some(session) => Some(session),
                 None => {
+                    let failure = "the system gave no randomness for a session id";
                     return rpc_error(
-                        StatusCode::SERVICE_UNAVAILABLE,
+                        StatusCode::INTERNAL_SERVER_ERROR,
                         id,
                         INTERNAL_ERROR,
-                        "Server busy: too many open sessions; retry later",
+                        failure,
                     );
                 }
             },
@@ -359,14 +469,13 @@ impl Server {
         id: Value,
         method: String,
         session: Option<Arc<Session>>,
-        permit: OwnedSemaphorePermit,
-    ) -> Call {
+        dialogs: Option<Dialogs>,
+        permit: Option<OwnedSemaphorePermit>,
+    ) -> Result<Call, Grounded> {
         let (out, questions) = mpsc::unbounded_channel();
-        let elicitor: Option<Arc<dyn Elicitor>> = session.as_ref().map(|session| {
-            Arc::new(Asker {
-                questions: session.questions.clone(),
-                out,
-            }) as Arc<dyn Elicitor>
+        let elicitor: Option<Arc<dyn Elicitor>> = dialogs.map(|dialogs| match dialogs {
+            Dialogs::Stream(questions) => Arc::new(Asker { questions, out }) as Arc<dyn Elicitor>,
+            Dialogs::Refused => Arc::new(NoEventStream),
         });
         let runtime = self.runtime.clone();
         let negotiated = session.as_ref().map(|s| s.negotiated.clone());
@@ -377,22 +486,41 @@ impl Server {
                 .handle(&message, negotiated.as_deref(), elicitor)
                 .await;
             if let (Ok(reply), true) = (&outcome, trace) {
-                trace_call(&method, Some(&traced_id), &reply.cost);
+                reply.cost.trace(&method, Some(&traced_id));
             }
             outcome.map_err(|failure| failure.0)
         });
         let flight = key(&id);
         if let Some(session) = &session {
-            session.track(flight.clone(), task.abort_handle());
+            session.flights.start(flight.clone(), task.abort_handle())?;
         }
-        Call {
+        Ok(Call {
             id,
             task,
             questions,
             session,
             flight,
             _permit: permit,
-        }
+        })
+    }
+}
+
+/// How a session call may ask its questions.
+enum Dialogs {
+    /// On its response's event stream, answered through the session.
+    Stream(Arc<crate::questions::Questions>),
+    /// Not at all: the client accepts no event stream.
+    Refused,
+}
+
+/// The elicitor of a call whose client accepts no event stream.
+struct NoEventStream;
+
+impl Elicitor for NoEventStream {
+    fn ask(&self, _: String) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>> {
+        Box::pin(async {
+            Err("the request's Accept header allows no text/event-stream, which is where the question would travel".into())
+        })
     }
 }
 
@@ -404,26 +532,31 @@ struct Call {
     questions: mpsc::UnboundedReceiver<String>,
     session: Option<Arc<Session>>,
     flight: String,
-    /// The call's place among the concurrent calls, given back when it ends.
-    _permit: OwnedSemaphorePermit,
+    /// The call's place among the concurrent tool calls, given back when it ends.
+    _permit: Option<OwnedSemaphorePermit>,
 }
 
 impl Drop for Call {
     fn drop(&mut self) {
         self.task.abort();
         if let Some(session) = &self.session {
-            session.untrack(&self.flight);
+            session.flights.finish(&self.flight, self.task.id());
         }
     }
 }
 
 impl Call {
     /// Answers with plain JSON when the call finishes without asking anything,
-    /// or with an event stream that starts with its first question.
+    /// or with an event stream that starts with its first question. A call
+    /// cancelled before it asked gets an empty event stream: nothing more is
+    /// said about a cancelled request.
     async fn respond(mut self, stateless: bool) -> Response<Body> {
         tokio::select! {
             biased;
-            outcome = &mut self.task => finished(&self.id, joined(outcome), stateless),
+            outcome = &mut self.task => match outcome {
+                Ok(outcome) => finished(&self.id, outcome, stateless),
+                Err(_) => event_stream(stream::empty()),
+            },
             Some(question) = self.questions.recv() => self.stream(question),
         }
     }
@@ -447,23 +580,32 @@ impl Call {
                 () = tokio::time::sleep(KEEPALIVE) => Some((Ok(Frame::data(Bytes::from_static(b": keepalive\n\n"))), Some(call))),
             }
         });
-        let mut response = Response::new(
-            StreamBody::new(futures_util::StreamExt::chain(first, rest)).boxed_unsync(),
-        );
-        let headers = response.headers_mut();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-        response
+        event_stream(first.chain(rest))
     }
 }
 
-fn joined(outcome: Result<Result<Reply, String>, tokio::task::JoinError>) -> Result<Reply, String> {
-    outcome.unwrap_or_else(|_| Err("the request was cancelled".into()))
+fn event_stream(
+    frames: impl futures_util::Stream<Item = Result<Frame<Bytes>, Infallible>> + Send + 'static,
+) -> Response<Body> {
+    let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
 }
 
+/// One server-sent event carrying `message`, a line of `data:` per line of
+/// it (the built-in component writes one line; another component may not).
 fn event(message: &str) -> Frame<Bytes> {
-    Frame::data(Bytes::from(format!("event: message\ndata: {message}\n\n")))
+    let mut event = String::from("event: message\n");
+    for line in message.lines() {
+        event.push_str("data: ");
+        event.push_str(line);
+        event.push('\n');
+    }
+    event.push('\n');
+    Frame::data(Bytes::from(event))
 }
 
 /// The revision an `initialize` response agreed on.
@@ -484,7 +626,8 @@ fn agreed_version(response: &str) -> String {
 
 /// The HTTP response for a finished call. Outside a session (2026-07-28, or
 /// a legacy request that forgot its session), protocol errors carry their
-/// HTTP status too, as that revision asks.
+/// HTTP status too, as that revision asks; inside one, every JSON-RPC answer
+/// is a 200, which is what 2025-11-25 clients read.
 fn finished(id: &Value, outcome: Result<Reply, String>, stateless: bool) -> Response<Body> {
     match outcome {
         Ok(Reply {
@@ -501,17 +644,17 @@ fn finished(id: &Value, outcome: Result<Reply, String>, stateless: bool) -> Resp
         Ok(_) => empty(StatusCode::ACCEPTED),
         Err(failure) => {
             eprintln!("rustpad-mcp: {failure}");
-            rpc_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                id,
-                INTERNAL_ERROR,
-                &failure,
-            )
+            let status = if stateless {
+                StatusCode::INTERNAL_SERVER_ERROR
+            } else {
+                StatusCode::OK
+            };
+            rpc_error(status, id, INTERNAL_ERROR, &failure)
         }
     }
 }
 
-/// The HTTP status a JSON-RPC response travels with.
+/// The HTTP status a stateless JSON-RPC response travels with.
 fn status_of(response: &str) -> StatusCode {
     #[derive(serde::Deserialize)]
     struct Shape {
@@ -521,17 +664,44 @@ fn status_of(response: &str) -> StatusCode {
     struct Code {
         code: i64,
     }
-    match serde_json::from_str::<Shape>(response)
+    let code = serde_json::from_str::<Shape>(response)
         .ok()
-        .and_then(|s| s.error)
-    {
+        .and_then(|shape| shape.error)
+        .map(|error| error.code);
+    match code {
         None => StatusCode::OK,
-        Some(Code { code: -32601 }) => StatusCode::NOT_FOUND,
-        Some(Code {
-            code: -32700 | -32600 | -32602 | -32020 | -32021 | -32022,
-        }) => StatusCode::BAD_REQUEST,
+        Some(METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            PARSE_ERROR | INVALID_REQUEST | INVALID_PARAMS | HEADER_MISMATCH | MISSING_CAPABILITY
+            | UNSUPPORTED_VERSION,
+        ) => StatusCode::BAD_REQUEST,
         Some(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
+}
+
+/// The media types listed in `Accept`, lower-cased, without parameters.
+fn accepted(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|item| {
+            item.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .collect()
+}
+
+fn accepts_event_streams(headers: &HeaderMap) -> bool {
+    let accepted = accepted(headers);
+    accepted.is_empty()
+        || accepted
+            .iter()
+            .any(|t| matches!(t.as_str(), "text/event-stream" | "text/*" | "*/*"))
 }
 
 /// A request we cannot answer in a form the client takes, or a body that is not JSON.
@@ -547,21 +717,9 @@ fn unacceptable(headers: &HeaderMap) -> Option<Response<Body>> {
             "Unsupported media type: POST a JSON-RPC message as application/json\n",
         ));
     }
-    let accept = headers
-        .get_all(ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|item| {
-            item.split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .collect::<Vec<_>>();
-    let takes_json = accept.is_empty()
-        || accept
+    let accepted = accepted(headers);
+    let takes_json = accepted.is_empty()
+        || accepted
             .iter()
             .any(|t| matches!(t.as_str(), "application/json" | "application/*" | "*/*"));
     if !takes_json {
@@ -573,20 +731,21 @@ fn unacceptable(headers: &HeaderMap) -> Option<Response<Body>> {
     None
 }
 
-/// The answer to a body that is neither a request, a notification nor a response.
-fn not_a_message(text: &str) -> Response<Body> {
-    let (code, message) = match serde_json::from_str::<Value>(text) {
-        Err(_) => (PARSE_ERROR, "Parse error: the body is not JSON"),
-        Ok(Value::Array(_)) => (
-            INVALID_REQUEST,
-            "Invalid request: batches are not part of MCP; send one message per request",
-        ),
-        Ok(_) => (
-            INVALID_REQUEST,
-            "Invalid request: expected one JSON-RPC request, notification or response",
-        ),
+/// The answer to a body that is JSON but neither a request, a notification
+/// nor a response.
+fn not_a_message(parsed: &Value) -> Response<Body> {
+    let message = match parsed {
+        Value::Array(_) => {
+            "Invalid request: batches are not part of MCP; send one message per request"
+        }
+        _ => "Invalid request: expected one JSON-RPC request, notification or response",
     };
-    rpc_error(StatusCode::BAD_REQUEST, &Value::Null, code, message)
+    rpc_error(
+        StatusCode::BAD_REQUEST,
+        &Value::Null,
+        INVALID_REQUEST,
+        message,
+    )
 }
 
 fn refused(refusal: Refusal) -> Response<Body> {
@@ -614,7 +773,49 @@ fn refused(refusal: Refusal) -> Response<Body> {
                 "Forbidden: this server listens on loopback and answers only to localhost, not to Host {host:?}\n"
             ),
         ),
+        Refusal::Proxied => plain(
+            StatusCode::FORBIDDEN,
+            "Forbidden: this request came through a proxy, and this server has no token, so it would serve anyone the proxy serves; set RUSTPAD_MCP_HTTP_TOKEN (see docs/deployment.md)\n",
+        ),
     }
+}
+
+/// The answer to a CORS preflight the gate let through.
+fn preflight_answer() -> Response<Body> {
+    let mut response = empty(StatusCode::NO_CONTENT);
+    let headers = response.headers_mut();
+    headers.insert(
+        ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("POST, DELETE"),
+    );
+    headers.insert(
+        ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static(CORS_REQUEST_HEADERS),
+    );
+    headers.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+    response
+}
+
+/// Names the browser origin the gate allowed, so its page may read the answer.
+fn with_cors(mut response: Response<Body>, admitted: &Admitted) -> Response<Body> {
+    if let Some(origin) = &admitted.origin {
+        let headers = response.headers_mut();
+        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+        headers.insert(
+            ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static(CORS_EXPOSED_HEADERS),
+        );
+        headers.append(VARY, HeaderValue::from_static("Origin"));
+    }
+    response
+}
+
+fn busy(id: &Value, message: &str) -> Response<Body> {
+    let mut response = rpc_error(StatusCode::SERVICE_UNAVAILABLE, id, INTERNAL_ERROR, message);
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 fn too_large() -> Response<Body> {
@@ -644,13 +845,17 @@ fn json_response(status: StatusCode, body: String) -> Response<Body> {
     response
 }
 
+/// A plain-text refusal. Some echo what the client sent, so browsers are told
+/// not to guess another type.
 fn plain(status: StatusCode, text: &str) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(text.to_string())).boxed_unsync());
     *response.status_mut() = status;
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
 }
 

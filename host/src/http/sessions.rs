@@ -6,17 +6,18 @@
 //! have no session and may reach any replica).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::task::AbortHandle;
-
+use crate::flights::Flights;
+use crate::lock;
 use crate::questions::Questions;
 
-/// Open sessions one process keeps; past it, `initialize` is refused.
+/// Open sessions one process keeps; past it, the least recently used ends.
 const MAX_SESSIONS: usize = 10_000;
-/// A session nobody used for this long is forgotten.
-const IDLE_LIMIT: Duration = Duration::from_secs(60 * 60);
+/// A session nobody used for this long is over (longer than a dialog may
+/// stay open, so a session waiting on a person is never cut short).
+const IDLE_LIMIT: Duration = Duration::from_secs(30 * 60);
 
 pub struct Session {
     /// The component's record of the negotiation, handed back with each message.
@@ -24,32 +25,18 @@ pub struct Session {
     /// The protocol revision agreed, which `MCP-Protocol-Version` must repeat.
     pub version: String,
     pub questions: Arc<Questions>,
-    calls: Mutex<HashMap<String, AbortHandle>>,
+    pub flights: Flights,
     last_used: Mutex<Instant>,
 }
 
 impl Session {
-    /// Remembers a running call, so `notifications/cancelled` can stop it.
-    pub fn track(&self, request: String, call: AbortHandle) {
-        lock(&self.calls).insert(request, call);
-    }
-
-    pub fn untrack(&self, request: &str) {
-        lock(&self.calls).remove(request);
-    }
-
-    /// Stops the call working on `request`, if it still runs.
-    pub fn cancel(&self, request: &str) {
-        if let Some(call) = lock(&self.calls).remove(request) {
-            call.abort();
-        }
+    fn idle(&self) -> Duration {
+        lock(&self.last_used).elapsed()
     }
 
     fn end(&self, reason: &str) {
+        self.flights.close();
         self.questions.fail_all(reason);
-        for (_, call) in lock(&self.calls).drain() {
-            call.abort();
-        }
     }
 }
 
@@ -59,24 +46,37 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    /// Opens a session for `negotiated` and returns its id, or `None` when
-    /// this process holds as many sessions as it will.
+    /// Opens a session for `negotiated` and returns its id (`None` only if
+    /// the system has no randomness to give). A full table first lets go of
+    /// expired sessions, then of the least recently used one.
     pub fn open(&self, negotiated: String, version: String) -> Option<String> {
+        let id = random_id()?;
         let mut open = lock(&self.open);
         if open.len() >= MAX_SESSIONS {
-            open.retain(|_, session| lock(&session.last_used).elapsed() < IDLE_LIMIT);
-            if open.len() >= MAX_SESSIONS {
-                return None;
-            }
+            open.retain(|_, session| {
+                let keep = session.idle() < IDLE_LIMIT;
+                if !keep {
+                    session.end("the session expired");
+                }
+                keep
+            });
         }
-        let id = random_id()?;
+        if open.len() >= MAX_SESSIONS
+            && let Some(oldest) = open
+                .iter()
+                .min_by_key(|(_, session)| *lock(&session.last_used))
+                .map(|(id, _)| id.clone())
+            && let Some(session) = open.remove(&oldest)
+        {
+            session.end("the server needed room for a newer session");
+        }
         open.insert(
             id.clone(),
             Arc::new(Session {
                 negotiated,
                 version,
                 questions: Arc::default(),
-                calls: Mutex::default(),
+                flights: Flights::default(),
                 last_used: Mutex::new(Instant::now()),
             }),
         );
@@ -87,7 +87,7 @@ impl Sessions {
     pub fn get(&self, id: &str) -> Option<Arc<Session>> {
         let mut open = lock(&self.open);
         let session = open.get(id)?.clone();
-        if lock(&session.last_used).elapsed() >= IDLE_LIMIT {
+        if session.idle() >= IDLE_LIMIT {
             open.remove(id);
             drop(open);
             session.end("the session expired");
@@ -97,8 +97,8 @@ impl Sessions {
         Some(session)
     }
 
-    /// Ends session `id`: its questions fail and its calls stop. False if it
-    /// was not open.
+    /// Ends session `id`: its questions fail and its calls stop, including
+    /// any that were just starting. False if it was not open.
     pub fn close(&self, id: &str) -> bool {
         let Some(session) = lock(&self.open).remove(id) else {
             return false;
@@ -115,18 +115,12 @@ fn random_id() -> Option<String> {
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_closed_session_is_gone_and_its_questions_fail() {
+    fn a_closed_session_is_gone() {
         let sessions = Sessions::default();
         let id = sessions.open("{}".into(), "2025-11-25".into()).unwrap();
         assert_eq!(id.len(), 32);
@@ -136,5 +130,21 @@ mod tests {
         assert!(sessions.get(&id).is_none());
         assert!(!sessions.close(&id));
         assert_ne!(sessions.open("{}".into(), "2025-11-25".into()).unwrap(), id);
+    }
+
+    #[test]
+    fn a_full_table_makes_room_by_ending_the_least_recently_used() {
+        let sessions = Sessions::default();
+        let first = sessions.open("{}".into(), "v".into()).unwrap();
+        let ids: Vec<String> = (1..MAX_SESSIONS)
+            .map(|_| sessions.open("{}".into(), "v".into()).unwrap())
+            .collect();
+        // Using the first session makes the second the least recently used.
+        assert!(sessions.get(&first).is_some());
+        let newest = sessions.open("{}".into(), "v".into()).unwrap();
+        assert!(sessions.get(&first).is_some());
+        assert!(sessions.get(&newest).is_some());
+        let evicted: Vec<&String> = ids.iter().filter(|id| sessions.get(id).is_none()).collect();
+        assert_eq!(evicted, [&ids[0]]);
     }
 }
