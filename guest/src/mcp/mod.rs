@@ -303,9 +303,16 @@ fn initialize(params: &Map<String, Value>) -> Result<(Value, Session), RpcError>
         .into_iter()
         .find(|v| *v == requested)
         .unwrap_or(LEGACY[0]);
-    let client_capabilities = match params.get("capabilities") {
-        Some(Value::Object(caps)) => Value::Object(caps.clone()),
-        _ => json!({}),
+    // The session keeps only what this server consults (whether the client
+    // shows forms), not the client's declaration: the host stores sessions,
+    // and their size should not be the client's choice.
+    let elicitation = params
+        .get("capabilities")
+        .and_then(|caps| caps.get("elicitation"));
+    let client_capabilities = if can_show_forms(elicitation) {
+        json!({ "elicitation": { "form": {} } })
+    } else {
+        json!({})
     };
     let result = json!({
         "protocolVersion": version,
@@ -571,6 +578,15 @@ mod tests {
         assert!(response["result"].get("resultType").is_none());
         let session: Session = serde_json::from_str(&session.unwrap()).unwrap();
         assert!(session.capabilities.get("elicitation").is_some());
+        // Only what the server consults is kept, however much the client declared.
+        let (_, session) = reply(
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{"x":"y".repeat(1000)},"elicitation":{"url":{}}}}}),
+            None,
+        );
+        assert_eq!(
+            session.unwrap(),
+            r#"{"protocolVersion":"2025-11-25","capabilities":{}}"#
+        );
         let (response, _) = reply(
             json!({"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"1999-01-01"}}),
             None,
