@@ -62,9 +62,9 @@ Environment:
 With --http:
   RUSTPAD_MCP_HTTP_TOKEN    bearer token every request must carry (32+ characters);
                             required unless ADDRESS is loopback
-  RUSTPAD_MCP_HTTP_ORIGINS  comma-separated browser origins allowed besides
-                            localhost, e.g. https://chat.example.net
-  RUSTPAD_MCP_HTTP_MAX_CALLS  calls served at once, dialogs waiting included
+  RUSTPAD_MCP_HTTP_ORIGINS  comma-separated browser origins allowed (with CORS)
+                            besides localhost, e.g. https://chat.example.net
+  RUSTPAD_MCP_HTTP_MAX_CALLS  tool calls served at once, dialogs waiting included
                             (default 64); more get 503 and Retry-After
 ";
 
