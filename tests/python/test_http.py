@@ -472,6 +472,12 @@ async def test_a_legacy_request_without_its_session_is_a_bad_request(rustpad: Ru
         assert answer.status == 400
         assert answer.json()["error"]["code"] == -32600
         assert "initialize" in answer.json()["error"]["message"]
+        # A revision this server does not speak is refused before anything else.
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert exchange(server.url, ping, headers={"MCP-Protocol-Version": LEGACY}).status == 200
+        unknown = exchange(server.url, ping, headers={"MCP-Protocol-Version": "1900-01-01"})
+        assert unknown.status == 400
+        assert "2025-11-25" in unknown.json()["error"]["message"]
 
 
 class OpenCall:

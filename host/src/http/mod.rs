@@ -120,6 +120,9 @@ impl Limits {
 
 struct Server {
     runtime: Arc<Runtime>,
+    /// The protocol revisions the component speaks, as its `server/discover`
+    /// says: what `MCP-Protocol-Version` may name.
+    revisions: Vec<String>,
     gate: Gate,
     sessions: Sessions,
     calls: Arc<Semaphore>,
@@ -147,8 +150,10 @@ pub async fn serve(
         "rustpad-mcp: serving MCP at http://{}/mcp ({protection})",
         listener.local_addr()?
     );
+    let revisions = supported_revisions(&runtime).await;
     let server = Arc::new(Server {
         runtime,
+        revisions,
         gate: limits.gate,
         sessions: Sessions::default(),
         calls: Arc::new(Semaphore::new(limits.max_calls)),
@@ -181,6 +186,34 @@ pub async fn serve(
             drop(permit);
         });
     }
+}
+
+/// Asks the component which revisions it speaks. The host keeps no list of
+/// its own, so a component that speaks another set is served as it says.
+async fn supported_revisions(runtime: &Runtime) -> Vec<String> {
+    let discover = serde_json::json!({
+        "jsonrpc": "2.0", "id": 0, "method": "server/discover",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }},
+    });
+    let response = runtime
+        .handle(&discover.to_string(), None, None)
+        .await
+        .ok()
+        .and_then(|reply| reply.response)
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+    response
+        .as_ref()
+        .and_then(|r| r["result"]["supportedVersions"].as_array())
+        .map(|versions| {
+            versions
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// A request that passed the gate, read and parsed.
@@ -343,6 +376,23 @@ impl Server {
             }
         };
         let id = message.envelope_id.clone();
+        let named_revision = parts
+            .headers
+            .get(PROTOCOL_VERSION)
+            .map(|v| v.to_str().unwrap_or_default().trim());
+        if let Some(named) = named_revision
+            && session.is_none()
+            && !message.claims.is_modern()
+            && !self.revisions.is_empty()
+            && !self.revisions.iter().any(|r| r == named)
+        {
+            let text = format!(
+                "Bad request: MCP-Protocol-Version {named:?} is not a revision this server speaks ({})",
+                self.revisions.join(", ")
+            );
+            let id = id.unwrap_or_default();
+            return rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, &text);
+        }
         if let Some(session) = &session
             && let Some(sent) = parts.headers.get(PROTOCOL_VERSION)
             && sent.to_str().ok().map(str::trim) != Some(session.version.as_str())
