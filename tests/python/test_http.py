@@ -230,6 +230,11 @@ class LegacySession:
             headers={"Mcp-Session-Id": self.id, "MCP-Protocol-Version": LEGACY},
         )
 
+    def cancel(self, request_id: Any) -> None:
+        """Sends notifications/cancelled for `request_id`, which is accepted without an answer."""
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id}}
+        assert self.post(cancel).status == 202
+
 
 # ---------------------------------------------------------------------------------------------
 # A round-robin load balancer
@@ -545,8 +550,7 @@ async def test_a_cancelled_call_ends_its_stream_without_a_response(rustpad: Rust
         session = LegacySession(server.url)
         open_call = OpenCall(session, guarded_replace(8, pad))
         question = open_call.next_message()
-        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 8}}
-        assert session.post(cancel).status == 202
+        session.cancel(8)
         assert open_call.rest() == []
         answer = {"action": "accept", "content": {"confirm": True}}
         late = session.post({"jsonrpc": "2.0", "id": question["id"], "result": answer})
@@ -571,8 +575,7 @@ async def test_a_call_cancelled_before_it_asks_gets_an_empty_stream(
         caller.start()
         # The call is running once it has spoken on the pad's socket.
         await rustpad.wait_for_frame(pad, lambda frame: True)
-        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}
-        assert session.post(cancel).status == 202
+        session.cancel(9)
         caller.join(timeout=HANG_GUARD_SECONDS)
         (answer,) = answers
         assert answer.status == 200
@@ -590,8 +593,7 @@ async def test_a_request_id_in_use_is_refused_until_its_call_ends(rustpad: Rustp
         again = session.post(guarded_replace(1, pad))
         assert again.status == 400
         assert "still running" in again.json()["error"]["message"]
-        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
-        assert session.post(cancel).status == 202
+        session.cancel(1)
         assert open_call.rest() == []
         listed = session.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         assert listed.status == 200
@@ -640,8 +642,7 @@ async def test_calls_beyond_the_limit_are_told_to_retry(rustpad: RustpadServer, 
             server.url, modern_request(5, "server/discover"), headers=modern_headers("server/discover")
         )
         assert discover.status == 200
-        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
-        assert session.post(cancel).status == 202
+        session.cancel(1)
         open_call.rest()
         again = session.post({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": stats})
         assert again.status == 200
