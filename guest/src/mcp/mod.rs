@@ -55,9 +55,31 @@ pub fn server_info() -> Value {
     })
 }
 
+/// Tools are what this server offers. Prompts and resources it has none of,
+/// and says so through their standard methods (empty lists) rather than by
+/// leaving them unknown, so that generic clients and the official
+/// conformance suite find every list answering. Logging is accepted, and
+/// there is never anything to log.
 fn capabilities() -> Value {
-    json!({ "tools": { "listChanged": false } })
+    json!({
+        "tools": { "listChanged": false },
+        "prompts": { "listChanged": false },
+        "resources": { "listChanged": false },
+        "logging": {},
+    })
 }
+
+/// The levels `logging/setLevel` may name.
+const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
 
 /// What handling one message produced (see the `reply` record in the WIT world).
 #[derive(Debug, Default, PartialEq)]
@@ -409,12 +431,22 @@ fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outc
             };
             call_tool(config, request, context)?
         }
-        other => {
-            return Err(RpcError::new(
-                METHOD_NOT_FOUND,
-                format!("Method not found: {other}"),
-            ));
-        }
+        other => match no_prompts_or_resources(request) {
+            Some(outcome) => {
+                let mut result = outcome?;
+                if other.ends_with("/list") {
+                    result["ttlMs"] = json!(LIST_TTL_MS);
+                    result["cacheScope"] = json!("public");
+                }
+                result
+            }
+            None => {
+                return Err(RpcError::new(
+                    METHOD_NOT_FOUND,
+                    format!("Method not found: {other}"),
+                ));
+            }
+        },
     };
     if result.get("resultType").is_none() {
         result["resultType"] = json!("complete");
@@ -450,11 +482,50 @@ fn legacy(config: &Config, request: &Request, session: Option<&Session>) -> Outc
             };
             call_tool(config, request, context)
         }
-        (other, _) => Err(RpcError::new(
-            METHOD_NOT_FOUND,
-            format!("Method not found: {other}"),
-        )),
+        ("logging/setLevel", _) => match request.params.get("level").and_then(Value::as_str) {
+            Some(level) if LOG_LEVELS.contains(&level) => Ok(json!({})),
+            _ => Err(RpcError::new(
+                INVALID_PARAMS,
+                format!("Invalid params: level must be one of {}", LOG_LEVELS.join(", ")),
+            )),
+        },
+        (other, _) => no_prompts_or_resources(request).unwrap_or_else(|| {
+            Err(RpcError::new(
+                METHOD_NOT_FOUND,
+                format!("Method not found: {other}"),
+            ))
+        }),
     }
+}
+
+/// The prompt and resource methods, for a server that has neither: empty
+/// lists, and an unknown name or URI is invalid params (with the URI, as
+/// 2026-07-28 asks of a missing resource). `None` for any other method.
+fn no_prompts_or_resources(request: &Request) -> Option<Outcome> {
+    let empty = |key: &str| -> Outcome {
+        if request.params.get("cursor").is_some_and(|c| !c.is_null()) {
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "Invalid params: unknown cursor (the list is empty)",
+            ));
+        }
+        Ok(json!({ key: [] }))
+    };
+    Some(match request.method.as_str() {
+        "prompts/list" => empty("prompts"),
+        "resources/list" => empty("resources"),
+        "resources/templates/list" => empty("resourceTemplates"),
+        "prompts/get" => Err(RpcError::new(
+            INVALID_PARAMS,
+            "Invalid params: this server offers no prompts",
+        )),
+        "resources/read" => Err(RpcError {
+            code: INVALID_PARAMS,
+            message: "Resource not found: this server offers no resources; read pads with the get_document tool".into(),
+            data: Some(json!({ "uri": request.params.get("uri") })),
+        }),
+        _ => return None,
+    })
 }
 
 fn list_tools(config: &Config, params: &Map<String, Value>) -> Outcome {
@@ -592,6 +663,55 @@ mod tests {
             None,
         );
         assert_eq!(response["result"]["protocolVersion"], "2025-11-25");
+    }
+
+    #[test]
+    fn prompts_and_resources_are_empty_in_both_eras() {
+        let (_, session) = reply(
+            json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}),
+            None,
+        );
+        let session = session.unwrap();
+        for meta in [None, Some(modern_meta())] {
+            let request = |method: &str, params: Value| {
+                let mut params = params;
+                if let Some(meta) = &meta {
+                    params["_meta"] = meta.clone();
+                }
+                reply(
+                    json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}),
+                    Some(&session),
+                )
+                .0
+            };
+            let modern = meta.is_some();
+            for (method, key) in [
+                ("prompts/list", "prompts"),
+                ("resources/list", "resources"),
+                ("resources/templates/list", "resourceTemplates"),
+            ] {
+                let result = &request(method, json!({}))["result"];
+                assert_eq!(result[key], json!([]), "{method}");
+                assert_eq!(result.get("ttlMs").is_some(), modern, "{method}");
+                let paged = request(method, json!({"cursor": "x"}));
+                assert_eq!(paged["error"]["code"], INVALID_PARAMS, "{method}");
+            }
+            let read = request("resources/read", json!({"uri": "rustpad://nope"}));
+            assert_eq!(read["error"]["code"], INVALID_PARAMS);
+            assert_eq!(read["error"]["data"]["uri"], "rustpad://nope");
+            let prompt = request("prompts/get", json!({"name": "nope"}));
+            assert_eq!(prompt["error"]["code"], INVALID_PARAMS);
+        }
+        // Logging: any level is accepted in 2025-11-25 (and nothing is ever logged).
+        let set = |level: &str| {
+            reply(
+                json!({"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":level}}),
+                Some(&session),
+            )
+            .0
+        };
+        assert_eq!(set("debug")["result"], json!({}));
+        assert_eq!(set("loud")["error"]["code"], INVALID_PARAMS);
     }
 
     #[test]
