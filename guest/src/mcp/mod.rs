@@ -486,7 +486,10 @@ fn legacy(config: &Config, request: &Request, session: Option<&Session>) -> Outc
             Some(level) if LOG_LEVELS.contains(&level) => Ok(json!({})),
             _ => Err(RpcError::new(
                 INVALID_PARAMS,
-                format!("Invalid params: level must be one of {}", LOG_LEVELS.join(", ")),
+                format!(
+                    "Invalid params: level must be one of {}",
+                    LOG_LEVELS.join(", ")
+                ),
             )),
         },
         (other, _) => no_prompts_or_resources(request).unwrap_or_else(|| {
