@@ -376,33 +376,9 @@ impl Server {
             }
         };
         let id = message.envelope_id.clone();
-        let named_revision = parts
-            .headers
-            .get(PROTOCOL_VERSION)
-            .map(|v| v.to_str().unwrap_or_default().trim());
-        if let Some(named) = named_revision
-            && session.is_none()
-            && !message.claims.is_modern()
-            && !self.revisions.is_empty()
-            && !self.revisions.iter().any(|r| r == named)
-        {
-            let text = format!(
-                "Bad request: MCP-Protocol-Version {named:?} is not a revision this server speaks ({})",
-                self.revisions.join(", ")
-            );
+        if let Some(problem) = self.revision_problem(&parts.headers, session.as_deref(), &message) {
             let id = id.unwrap_or_default();
-            return rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, &text);
-        }
-        if let Some(session) = &session
-            && let Some(sent) = parts.headers.get(PROTOCOL_VERSION)
-            && sent.to_str().ok().map(str::trim) != Some(session.version.as_str())
-        {
-            let text = format!(
-                "Bad request: MCP-Protocol-Version must be {}, the revision this session agreed on",
-                session.version
-            );
-            let id = id.unwrap_or_default();
-            return rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, &text);
+            return rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, &problem);
         }
         let Some(id) = id else {
             return self.take(session.as_deref(), &message);
@@ -431,7 +407,7 @@ impl Server {
         } else {
             None
         };
-        let elicitor = session.as_ref().map(|session| {
+        let dialogs = session.as_ref().map(|session| {
             if accepts_event_streams(&parts.headers) {
                 Dialogs::Stream(session.questions.clone())
             } else {
@@ -440,12 +416,43 @@ impl Server {
         });
         let method = method.to_string();
         let stateless = session.is_none();
-        match self.start(message.text, id.clone(), method, session, elicitor, permit) {
+        match self.start(message.text, id.clone(), method, session, dialogs, permit) {
             Ok(call) => call.respond(stateless).await,
             Err(Grounded::Duplicate) => {
                 rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, DUPLICATE_ID)
             }
             Err(Grounded::Closed) => unknown_session(),
+        }
+    }
+
+    /// What is wrong with the request's `MCP-Protocol-Version`, if anything.
+    /// In a session it must name the revision agreed; outside one it must
+    /// name a revision the component speaks. (A 2026-07-28 request's header
+    /// is checked against its `_meta` instead.)
+    fn revision_problem(
+        &self,
+        headers: &HeaderMap,
+        session: Option<&Session>,
+        message: &Message,
+    ) -> Option<String> {
+        let named = headers.get(PROTOCOL_VERSION)?;
+        let named = named.to_str().unwrap_or_default().trim();
+        match session {
+            Some(session) if named != session.version => Some(format!(
+                "Bad request: MCP-Protocol-Version must be {}, the revision this session agreed on",
+                session.version
+            )),
+            Some(_) => None,
+            None if message.claims.is_modern()
+                || self.revisions.is_empty()
+                || self.revisions.iter().any(|r| r == named) =>
+            {
+                None
+            }
+            None => Some(format!(
+                "Bad request: MCP-Protocol-Version {named:?} is not a revision this server speaks ({})",
+                self.revisions.join(", ")
+            )),
         }
     }
 
