@@ -71,6 +71,35 @@ With --http:
 /// Variables for the host itself, never handed to the component.
 const HOST_ONLY: &str = "RUSTPAD_MCP_";
 
+/// The host's own settings besides those of `--http`.
+const HOST_SETTINGS: [&str; 2] = ["RUSTPAD_MCP_CACHE_DIR", "RUSTPAD_MCP_TRACE"];
+
+/// A notice for every host variable that does nothing: a name that is not a
+/// setting (likely a typo), or an HTTP setting while serving stdio. The
+/// component names its own (`RUSTPAD_*`) the same way.
+fn host_notices(names: impl Iterator<Item = String>, serving_http: bool) -> Vec<String> {
+    let mut known: Vec<&str> = HOST_SETTINGS.to_vec();
+    known.extend(http::SETTINGS);
+    names
+        .filter(|name| name.starts_with(HOST_ONLY))
+        .filter_map(|name| {
+            let shown: String = name.escape_debug().take(64).collect();
+            if !known.contains(&name.as_str()) {
+                Some(format!(
+                    "rustpad-mcp: {shown} is not a setting of this server and is ignored; the host's settings are {}",
+                    known.join(", ")
+                ))
+            } else if http::SETTINGS.contains(&name.as_str()) && !serving_http {
+                Some(format!(
+                    "rustpad-mcp: {shown} applies only with --http and is ignored on stdio"
+                ))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
 /// The variable that carries the key sealing confirmation state.
 const SEAL_KEY: &str = "RUSTPAD_SEAL_KEY";
 
@@ -229,7 +258,13 @@ async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> E
             return ExitCode::FAILURE;
         }
     };
-    for notice in &startup.notices {
+    let names = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
+    let serving_http = matches!(transport, Transport::Http(..));
+    for notice in startup
+        .notices
+        .iter()
+        .chain(&host_notices(names, serving_http))
+    {
         eprintln!("{notice}");
     }
     runtime.set_egress(egress::Egress::new(
@@ -265,5 +300,29 @@ async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> E
         },
         _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
         _ = terminate.recv() => ExitCode::SUCCESS,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_variables_that_do_nothing_are_named() {
+        let names = |list: &[&str]| list.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        let given = names(&[
+            "RUSTPAD_MCP_HTTP_TOKNE",
+            "RUSTPAD_MCP_HTTP_TOKEN",
+            "RUSTPAD_MCP_TRACE",
+            "RUSTPAD_URL",
+            "HOME",
+        ]);
+        let on_stdio = host_notices(given.clone().into_iter(), false);
+        assert_eq!(on_stdio.len(), 2, "{on_stdio:?}");
+        assert!(on_stdio[0].contains("RUSTPAD_MCP_HTTP_TOKNE is not a setting"));
+        assert!(on_stdio[0].contains("RUSTPAD_MCP_HTTP_MAX_CALLS"));
+        assert!(on_stdio[1].contains("RUSTPAD_MCP_HTTP_TOKEN applies only with --http"));
+        let on_http = host_notices(given.into_iter(), true);
+        assert_eq!(on_http.len(), 1, "{on_http:?}");
     }
 }

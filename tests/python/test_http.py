@@ -749,6 +749,22 @@ def test_unsafe_or_unusable_http_settings_stop_startup(rustpad: RustpadServer):
     assert code == 1 and f"cannot listen on 127.0.0.1:{port}" in stderr
 
 
+def test_host_variables_that_do_nothing_are_named_at_startup(rustpad: RustpadServer):
+    done = subprocess.run(
+        [str(MCP_BIN)],
+        env=minimal_env(
+            RUSTPAD_URL=rustpad.url, RUSTPAD_MCP_HTTP_TOKEN=TOKEN, RUSTPAD_MCP_HTTP_ORIGNS="x"
+        ),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_SECONDS,
+    )
+    assert done.returncode == 0
+    assert "RUSTPAD_MCP_HTTP_TOKEN applies only with --http" in done.stderr
+    assert "RUSTPAD_MCP_HTTP_ORIGNS is not a setting of this server" in done.stderr
+
+
 def test_with_a_token_every_request_must_carry_it(rustpad: RustpadServer):
     discover = modern_request(1, "server/discover")
     headers = modern_headers("server/discover")

@@ -59,6 +59,12 @@ use crate::runtime::{Elicitor, Reply, Runtime};
 /// they get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
 const MAX_CONCURRENT_CALLS: usize = 64;
 const MAX_CALLS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
+/// The host settings that concern only `--http`.
+pub const SETTINGS: [&str; 3] = [
+    gate::TOKEN_VARIABLE,
+    gate::ORIGINS_VARIABLE,
+    MAX_CALLS_VARIABLE,
+];
 /// Open connections; past it, new ones wait to be accepted.
 const MAX_CONNECTIONS: usize = 512;
 /// Request bodies being received at once, in KiB: what slow or large uploads
