@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -708,6 +709,33 @@ async def test_modern_errors_carry_their_http_status(rustpad: RustpadServer):
             headers={**modern_headers("tools/list"), "Mcp-Session-Id": "f" * 32},
         )
         assert listed.status == 200 and "mcp-session-id" not in listed.headers
+
+
+async def test_closing_a_modern_request_cancels_its_call(rustpad: RustpadServer, pad: str):
+    """Without sessions, the connection is the call: closing it stops the call and gives back
+    its place (here the only one)."""
+    rustpad.set_mode(pad, "silent-after-identity")
+    with http_server(rustpad, RUSTPAD_MCP_HTTP_MAX_CALLS="1") as server:
+        message = modern_request(1, "tools/call", {"name": "append_to_document", "arguments": {"id": pad, "text": "x"}})
+        body = json.dumps(message).encode()
+        headers = {**JSON_HEADERS, **modern_headers("tools/call", "append_to_document")}
+        head = f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nContent-Length: {len(body)}\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in headers.items()) + "\r\n"
+        with socket.create_connection(("127.0.0.1", server.port), timeout=HANG_GUARD_SECONDS) as hanging:
+            hanging.sendall(head.encode() + body)
+            await rustpad.wait_for_frame(pad, lambda frame: True)
+            stats = modern_request(2, "tools/call", {"name": "get_stats", "arguments": {}})
+            busy = exchange(server.url, stats, headers=modern_headers("tools/call", "get_stats"))
+            assert busy.status == 503
+        # Closed: the call stops and its place is free again. Left running, it would hold the
+        # place until the component gave up on the silent pad (20 s), so the wait is bounded
+        # well below that; this tells the two apart, and says nothing about speed.
+        for _ in range(10 * 20):
+            answer = exchange(server.url, stats, headers=modern_headers("tools/call", "get_stats"))
+            if answer.status != 503:
+                break
+            await anyio.sleep(0.05)
+        assert answer.status == 200, answer.body
 
 
 # ---------------------------------------------------------------------------------------------

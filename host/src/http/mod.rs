@@ -545,6 +545,9 @@ impl Server {
         let trace = self.trace;
         let traced_id = id.clone();
         let task = tokio::spawn(async move {
+            // The call's place among the concurrent tool calls is held as long
+            // as the work runs, and given back when it ends or is stopped.
+            let _permit = permit;
             let outcome = runtime
                 .handle(&message, negotiated.as_deref(), elicitor)
                 .await;
@@ -563,7 +566,6 @@ impl Server {
             questions,
             session,
             flight,
-            _permit: permit,
         })
     }
 }
@@ -595,8 +597,6 @@ struct Call {
     questions: mpsc::UnboundedReceiver<String>,
     session: Option<Arc<Session>>,
     flight: String,
-    /// The call's place among the concurrent tool calls, given back when it ends.
-    _permit: Option<OwnedSemaphorePermit>,
 }
 
 impl Drop for Call {
