@@ -70,6 +70,11 @@ impl Flights {
         }
     }
 
+    /// Whether no call is running.
+    pub fn is_empty(&self) -> bool {
+        self.state().running.is_empty()
+    }
+
     /// Stops the call working on `request`, if it still runs.
     pub fn cancel(&self, request: &str) {
         if let Some(call) = self.state().running.remove(request) {

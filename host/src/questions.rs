@@ -47,6 +47,11 @@ impl Questions {
         }
     }
 
+    /// Whether no question is waiting for an answer.
+    pub fn is_empty(&self) -> bool {
+        self.pending().is_empty()
+    }
+
     /// Ends every open question with `reason` (the client went away).
     pub fn fail_all(&self, reason: &str) {
         for (_, waiting) in self.pending().drain() {

@@ -122,15 +122,17 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                     if clearance.await.is_err() {
                         return;
                     }
+                    // Unregisters the call however it ends, a panic included.
+                    let _landing = flight_for_task.map(|flight| Landing {
+                        flights: flights_for_task,
+                        flight,
+                    });
                     let elicitor: Arc<dyn Elicitor> = Arc::new(asker);
                     let outcome = runtime
                         .handle(&message, current.as_deref(), Some(elicitor))
                         .await;
                     if let (Ok(reply), true) = (&outcome, trace) {
                         reply.cost.trace(&method, call_id.as_ref());
-                    }
-                    if let Some(flight) = &flight_for_task {
-                        flights_for_task.finish(flight, tokio::task::id());
                     }
                     match outcome {
                         Ok(reply) => {
@@ -177,6 +179,20 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
     drop(out);
     let _ = writer.await;
     Ok(())
+}
+
+/// A running call's registration, given up when the call ends.
+struct Landing {
+    flights: Arc<Flights>,
+    flight: String,
+}
+
+impl Drop for Landing {
+    fn drop(&mut self) {
+        if let Some(call) = tokio::task::try_id() {
+            self.flights.finish(&self.flight, call);
+        }
+    }
 }
 
 enum Line {

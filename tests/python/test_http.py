@@ -459,6 +459,14 @@ async def test_a_session_ends_with_delete_and_is_then_unknown(rustpad: RustpadSe
         gone = session.post({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
         assert gone.status == 404
         assert "initialize again" in gone.body.decode()
+        # Headers a legacy client sends must agree with the body too.
+        create = {"name": "create_document", "arguments": {}}
+        smuggled = exchange(
+            server.url,
+            {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": create},
+            headers={"Mcp-Session-Id": LegacySession(server.url).id, "Mcp-Name": "get_stats"},
+        )
+        assert smuggled.status == 400 and smuggled.json()["error"]["code"] == -32020
         # Requests must name the revision the session agreed on.
         wrong_revision = exchange(
             server.url,
@@ -690,18 +698,24 @@ async def test_modern_errors_carry_their_http_status(rustpad: RustpadServer):
             headers=modern_headers("tools/call", "get_document"),
         )
         assert failing.status == 200 and failing.json()["result"]["isError"]
-        # A repeated key counts as the component counts it (the last one), so headers cannot
-        # name one tool while the body runs another.
+        # A routed key given twice is refused, so headers cannot name one tool while the body
+        # runs another.
         body = json.dumps(modern_request(8, "tools/call", {"name": "get_stats", "arguments": {}}))
         doubled = body.replace('"name": "get_stats"', '"name": "get_stats", "name": "create_document"')
         assert doubled != body
         smuggled = exchange(server.url, doubled, headers=modern_headers("tools/call", "get_stats"))
-        assert smuggled.status == 400 and smuggled.json()["error"]["code"] == -32020
-        # A body whose claims cannot be read is refused rather than routed on a guess.
-        unpaired = body.replace('"get_stats", "arguments": {}', '"get_stats", "arguments": {"x": "\\ud800"}')
+        assert smuggled.status == 400 and smuggled.json()["error"]["code"] == -32600
+        assert "duplicate field" in smuggled.json()["error"]["message"]
+        # A routed value that cannot be read is refused rather than routed on a guess.
+        unpaired = body.replace('"name": "get_stats"', '"name": "get_stats\\ud800"')
         assert unpaired != body
         unreadable = exchange(server.url, unpaired, headers=modern_headers("tools/call", "get_stats"))
         assert unreadable.status == 400 and unreadable.json()["error"]["code"] == -32700
+        # Elsewhere it is the component's to judge, as on stdio: not text, so an input error.
+        unpaired = body.replace('"arguments": {}', '"arguments": {"x": "\\ud800"}')
+        assert unpaired != body
+        judged = exchange(server.url, unpaired, headers=modern_headers("tools/call", "get_stats"))
+        assert judged.status == 200 and judged.json()["result"]["isError"]
         # No session is minted or needed, and a stale session header is ignored.
         listed = exchange(
             server.url,
@@ -846,9 +860,18 @@ def test_listed_browser_origins_get_cors(rustpad: RustpadServer):
         assert answer.headers["access-control-allow-origin"] == listed
         assert "mcp-session-id" in answer.headers["access-control-expose-headers"]
         assert answer.headers["vary"] == "Origin"
-        # Without the token, nothing else about the request is looked at.
+        # Without the token, nothing else about the request is looked at; a listed page may
+        # read the 401 to learn that it needs one.
         anonymous = exchange(server.url, discover, headers={**headers, "Origin": "https://evil.example"})
         assert anonymous.status == 401
+        assert "access-control-allow-origin" not in anonymous.headers
+        tokenless = exchange(server.url, discover, headers={**headers, "Origin": listed})
+        assert tokenless.status == 401
+        assert tokenless.headers["access-control-allow-origin"] == listed
+        # A page on another local port passes the rebinding check but is not invited.
+        local = {**headers, "Origin": "http://localhost:5173", "Authorization": f"Bearer {TOKEN}"}
+        answer = exchange(server.url, discover, headers=local)
+        assert answer.status == 200 and "access-control-allow-origin" not in answer.headers
 
 
 def test_a_proxied_request_needs_the_token(rustpad: RustpadServer):
@@ -923,6 +946,9 @@ def test_malformed_requests_get_clear_4xx_answers(rustpad: RustpadServer):
         )
         assert reversed_accept.status == 200
         assert oversized_status(server.port, declared=True) == 413
+        padded = modern_request(1, "server/discover")
+        padded["params"]["padding"] = "x" * (1 << 20)
+        assert exchange(server.url, padded, headers=headers).status == 413
         assert oversized_status(server.port, declared=False) == 413
         for body, code in [("{not json", -32700), ("[]", -32600), ("{}", -32600), ("\"x\"", -32600)]:
             answer = exchange(server.url, body, headers=headers)

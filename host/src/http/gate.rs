@@ -8,8 +8,8 @@
 //!   a rebound DNS name is refused even when no `Origin` is sent.
 //! - `Origin`: browsers send it, and a page from elsewhere must not drive a
 //!   server that can edit pads (DNS rebinding). Loopback origins pass, and so
-//!   do the origins listed in `RUSTPAD_MCP_HTTP_ORIGINS`; those also get the
-//!   CORS headers a browser needs to read the answers.
+//!   do the origins listed in `RUSTPAD_MCP_HTTP_ORIGINS`; only the listed
+//!   ones get the CORS headers a browser needs to read the answers.
 //! - Without a token, a request that came through a proxy (`Forwarded`,
 //!   `X-Forwarded-For`, `X-Real-IP`) is refused: a loopback listener without a
 //!   token trusts whoever can connect, and a proxy connects for everyone.
@@ -146,15 +146,18 @@ impl Gate {
             return Ok(Admitted { origin: None });
         };
         let text = origin.to_str().unwrap_or_default();
-        let allowed = normalized_origin(text).is_some_and(|o| {
-            is_loopback_name(url_host(&o).unwrap_or_default()) || self.origins.contains(&o)
-        });
-        if allowed {
-            Ok(Admitted {
+        let normalized = normalized_origin(text);
+        match normalized {
+            // Listed: the operator wants pages there to use the server.
+            Some(o) if self.origins.contains(&o) => Ok(Admitted {
                 origin: Some(origin.clone()),
-            })
-        } else {
-            Err(Refusal::Origin(text.to_string()))
+            }),
+            // Loopback: not a rebinding attack, but no invitation either, so no
+            // CORS; a page on another local port cannot read the answers.
+            Some(o) if is_loopback_name(url_host(&o).unwrap_or_default()) => {
+                Ok(Admitted { origin: None })
+            }
+            _ => Err(Refusal::Origin(text.to_string())),
         }
     }
 }
@@ -292,15 +295,17 @@ mod tests {
         )
         .unwrap();
         let from = |origin| gate.admit(&headers(&[(HOST, "127.0.0.1:8080"), (ORIGIN, origin)]));
-        for allowed in [
-            "http://localhost:5173",
-            "http://127.0.0.1",
+        for listed in [
             "https://chat.example.net",
             "https://CHAT.example.net:443",
             "http://tools.example:8443",
         ] {
-            let admitted = from(allowed).unwrap();
-            assert_eq!(admitted.origin.unwrap(), allowed, "{allowed}");
+            let admitted = from(listed).unwrap();
+            assert_eq!(admitted.origin.unwrap(), listed, "{listed}");
+        }
+        // Loopback pages pass the rebinding check, without CORS.
+        for local in ["http://localhost:5173", "http://127.0.0.1"] {
+            assert_eq!(from(local), PASSED, "{local}");
         }
         for refused in [
             "https://evil.example",

@@ -5,21 +5,18 @@
 
 use base64::Engine;
 use http::HeaderMap;
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const METHOD: &str = "mcp-method";
 const NAME: &str = "mcp-name";
 pub const SESSION_ID: &str = "mcp-session-id";
 
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-
 /// What a request's body says about itself: the parts the headers repeat,
-/// read from the same parsed message the component will read (so a repeated
-/// key means here what it means there: the last one counts).
-#[derive(Default)]
+/// and the parts that tell the revision.
+#[derive(Debug, Default)]
 pub struct Claims {
     method: Option<String>,
     version: Option<Value>,
@@ -29,22 +26,79 @@ pub struct Claims {
     uri: Option<Value>,
 }
 
+/// The levels of a message the claims come from, each kept raw: reading
+/// them allocates nothing for the rest of the body, and a routed key given
+/// twice is an error here, where the component would take the last one.
+#[derive(Deserialize)]
+struct Top<'a> {
+    #[serde(borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Params<'a> {
+    #[serde(rename = "_meta", borrow)]
+    meta: Option<&'a RawValue>,
+    #[serde(borrow)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow)]
+    uri: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct Meta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+    version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow)]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow)]
+    client_info: Option<&'a RawValue>,
+}
+
+/// Reads `raw` as `T` when it is an object; anything else holds no claims
+/// (and the component refuses it).
+fn object<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> serde_json::Result<Option<T>> {
+    match raw {
+        Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get()).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// A small routed value (a string, in any sane message); a large one is
+/// not read into memory, since it can match no header anyway.
+fn small(raw: Option<&RawValue>) -> serde_json::Result<Option<Value>> {
+    match raw {
+        Some(raw) if raw.get().len() <= 4096 => serde_json::from_str(raw.get()).map(Some),
+        Some(_) => Ok(Some(Value::Null)),
+        None => Ok(None),
+    }
+}
+
 impl Claims {
-    pub fn of(message: &Value) -> Claims {
-        let params = message.get("params");
-        let param = |key: &str| params.and_then(|p| p.get(key)).cloned();
-        let meta = |key: &str| params.and_then(|p| p.get("_meta")).and_then(|m| m.get(key));
-        Claims {
-            method: message
-                .get("method")
-                .and_then(Value::as_str)
-                .map(String::from),
-            version: meta(META_VERSION).cloned(),
-            has_capabilities: meta(META_CAPABILITIES).is_some(),
-            has_client_info: meta(META_CLIENT_INFO).is_some(),
-            name: param("name"),
-            uri: param("uri"),
-        }
+    /// Reads what `body` claims. An error means the body is not JSON, or
+    /// gives a routed key twice.
+    pub fn read(body: &str) -> serde_json::Result<Claims> {
+        let top: Top = serde_json::from_str(body)?;
+        let params: Option<Params> = object(top.params)?;
+        let meta: Option<Meta> = object(params.as_ref().and_then(|p| p.meta))?;
+        let method = match small(top.method)? {
+            Some(Value::String(method)) => Some(method),
+            _ => None,
+        };
+        Ok(Claims {
+            method,
+            version: small(meta.as_ref().and_then(|m| m.version))?,
+            has_capabilities: meta.as_ref().is_some_and(|m| m.capabilities.is_some()),
+            has_client_info: meta.as_ref().is_some_and(|m| m.client_info.is_some()),
+            name: small(params.as_ref().and_then(|p| p.name))?,
+            uri: small(params.as_ref().and_then(|p| p.uri))?,
+        })
+    }
+
+    pub fn method(&self) -> Option<&str> {
+        self.method.as_deref()
     }
 
     /// A 2026-07-28 request: it carries one of that revision's `_meta` keys,
@@ -59,23 +113,34 @@ impl Claims {
             || self.method.as_deref() == Some("server/discover")
     }
 
-    /// Checks the standard headers against the body. Runs only once the
-    /// body's own `_meta` is complete: a body that lacks a field is told so
-    /// by the component, which is the more useful answer.
+    /// Checks the standard headers against the body. A complete 2026-07-28
+    /// request must carry all three; any other message must agree with
+    /// whichever it carries. (A 2026-07-28 body that lacks a `_meta` field is
+    /// told so by the component, which is the more useful answer.)
     pub fn check(&self, headers: &HeaderMap) -> Result<(), String> {
-        let (Some(Value::String(version)), true) = (&self.version, self.has_capabilities) else {
-            return Ok(());
-        };
-        header_matches(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
         let method = self.method.as_deref().unwrap_or_default();
-        header_matches(headers, METHOD, "Mcp-Method", method)?;
         let named = match method {
-            "tools/call" | "prompts/get" => &self.name,
-            "resources/read" => &self.uri,
-            _ => return Ok(()),
+            "tools/call" | "prompts/get" => self.name.as_ref(),
+            "resources/read" => self.uri.as_ref(),
+            _ => None,
         };
-        if let Some(Value::String(name)) = named {
-            header_matches(headers, NAME, "Mcp-Name", name)?;
+        let named = match named {
+            Some(Value::String(name)) => Some(name.as_str()),
+            _ => None,
+        };
+        if let (Some(Value::String(version)), true) = (&self.version, self.has_capabilities) {
+            header_matches(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
+            header_matches(headers, METHOD, "Mcp-Method", method)?;
+            if let Some(name) = named {
+                header_matches(headers, NAME, "Mcp-Name", name)?;
+            }
+        } else if !self.is_modern() {
+            if headers.contains_key(METHOD) {
+                header_matches(headers, METHOD, "Mcp-Method", method)?;
+            }
+            if headers.contains_key(NAME) {
+                header_matches(headers, NAME, "Mcp-Name", named.unwrap_or_default())?;
+            }
         }
         Ok(())
     }
@@ -139,7 +204,7 @@ mod tests {
 
     #[test]
     fn headers_must_repeat_the_body() {
-        let call = Claims::of(&serde_json::from_str(CALL).unwrap());
+        let call = Claims::read(CALL).unwrap();
         assert!(call.is_modern());
         let good = [
             (PROTOCOL_VERSION, "2026-07-28"),
@@ -167,19 +232,35 @@ mod tests {
     }
 
     #[test]
-    fn a_repeated_key_counts_as_the_component_counts_it() {
-        // The last "name" is the tool that would run, so it is the one checked.
+    fn a_routed_key_given_twice_is_refused() {
         let body = CALL.replace(
             r#""name":"get_document""#,
             r#""name":"get_document","name":"set_document""#,
         );
-        let claims = Claims::of(&serde_json::from_str(&body).unwrap());
-        let headers = headers(&[
-            (PROTOCOL_VERSION, "2026-07-28"),
-            (METHOD, "tools/call"),
-            (NAME, "get_document"),
-        ]);
-        assert!(claims.check(&headers).is_err());
+        assert!(Claims::read(&body).unwrap_err().is_data());
+        let body = CALL.replace(
+            r#""method":"tools/call""#,
+            r#""method":"tools/call","method":"x""#,
+        );
+        assert!(Claims::read(&body).is_err());
+        // Keys that route nothing may repeat; the component decides about them.
+        let body = CALL.replace(r#""arguments":{}"#, r#""arguments":{"a":1,"a":2}"#);
+        assert!(Claims::read(&body).is_ok());
+    }
+
+    #[test]
+    fn other_messages_must_agree_with_the_headers_they_carry() {
+        let legacy = Claims::read(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_document"}}"#,
+        )
+        .unwrap();
+        assert_eq!(legacy.check(&HeaderMap::new()), Ok(()));
+        assert!(legacy.check(&headers(&[(NAME, "get_document")])).is_err());
+        assert!(legacy.check(&headers(&[(METHOD, "tools/list")])).is_err());
+        assert_eq!(legacy.check(&headers(&[(NAME, "create_document")])), Ok(()));
+        let note =
+            Claims::read(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
+        assert!(note.check(&headers(&[(METHOD, "bogus")])).is_err());
     }
 
     #[test]
@@ -189,10 +270,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
         ] {
-            let claims = Claims::of(&serde_json::from_str(body).unwrap());
+            let claims = Claims::read(body).unwrap();
             assert_eq!(claims.check(&HeaderMap::new()), Ok(()), "{body}");
         }
-        let claims = |body: &str| Claims::of(&serde_json::from_str(body).unwrap());
+        let claims = |body: &str| Claims::read(body).unwrap();
         assert!(!claims(r#"{"method":"tools/list"}"#).is_modern());
         assert!(claims(r#"{"method":"server/discover"}"#).is_modern());
         assert!(

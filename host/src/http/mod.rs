@@ -32,7 +32,7 @@ use http::header::{
 };
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::UnsyncBoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use http_body_util::{BodyExt, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -70,6 +70,10 @@ const MAX_CONNECTIONS: usize = 512;
 /// Request bodies being received at once, in KiB: what slow or large uploads
 /// may hold in memory together before more are turned away.
 const BODY_BUDGET_KIB: usize = 256 << 10;
+/// Requests other than tool calls that may run at once, per tool-call place.
+const QUICK_PER_CALL: usize = 4;
+/// Only a tool call carries text; every other message fits in this.
+const SMALL_MESSAGE_BYTES: usize = 1 << 20;
 /// How long a client may take to send a request's headers, and then its body.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 const BODY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -132,6 +136,8 @@ struct Server {
     gate: Gate,
     sessions: Sessions,
     calls: Arc<Semaphore>,
+    /// Places for everything but tool calls: quick, but each an instance.
+    quick: Arc<Semaphore>,
     bodies: Arc<Semaphore>,
     trace: bool,
 }
@@ -163,6 +169,7 @@ pub async fn serve(
         gate: limits.gate,
         sessions: Sessions::default(),
         calls: Arc::new(Semaphore::new(limits.max_calls)),
+        quick: Arc::new(Semaphore::new(QUICK_PER_CALL * limits.max_calls)),
         bodies: Arc::new(Semaphore::new(BODY_BUDGET_KIB)),
         trace,
     });
@@ -240,6 +247,15 @@ impl Server {
         }
         let admitted = match self.gate.admit(request.headers()) {
             Ok(admitted) => admitted,
+            // A page at a listed origin must be able to read the 401 to know
+            // it needs a token.
+            Err(Refusal::Unauthorized) => {
+                let refusal = refused(Refusal::Unauthorized);
+                return match self.gate.preflight(request.headers()) {
+                    Ok(admitted) => with_cors(refusal, &admitted),
+                    Err(_) => refusal,
+                };
+            }
             Err(refusal) => return refused(refusal),
         };
         let response = if request.uri().path() != "/mcp" {
@@ -287,61 +303,42 @@ impl Server {
         if declared.is_some_and(|length| length > MAX_MESSAGE_BYTES as u64) {
             return Err(too_large());
         }
-        // A body of unknown length may be as large as any.
-        let reserve = declared
-            .map_or(MAX_MESSAGE_BYTES as u64, |length| length)
-            .div_ceil(1024);
-        let Ok(_reservation) = self
-            .bodies
-            .clone()
-            .try_acquire_many_owned(u32::try_from(reserve.max(1)).unwrap_or(u32::MAX))
-        else {
-            return Err(busy(
-                &Value::Null,
-                "Server busy: too many requests are being received; retry shortly",
-            ));
-        };
-        let collected = tokio::time::timeout(
-            BODY_TIMEOUT,
-            Limited::new(body, MAX_MESSAGE_BYTES).collect(),
-        );
-        let body = match collected.await {
+        let text = match tokio::time::timeout(BODY_TIMEOUT, self.receive(body)).await {
             Err(_) => {
                 return Err(plain(
                     StatusCode::REQUEST_TIMEOUT,
                     "Request timeout: the body did not arrive within 30 seconds\n",
                 ));
             }
-            Ok(Ok(collected)) => collected.to_bytes(),
-            Ok(Err(error)) if error.is::<http_body_util::LengthLimitError>() => {
-                return Err(too_large());
-            }
-            Ok(Err(_)) => {
-                return Err(plain(
-                    StatusCode::BAD_REQUEST,
-                    "Bad request: the body was cut short\n",
-                ));
-            }
+            Ok(received) => received?,
         };
-        let Ok(text) = String::from_utf8(body.to_vec()) else {
-            return Err(rpc_error(
-                StatusCode::BAD_REQUEST,
-                &Value::Null,
-                PARSE_ERROR,
-                "Parse error: the message is not UTF-8",
-            ));
-        };
-        // One parse decides what the message says. A body that cannot be read
-        // this way (say, an unpaired surrogate escape) is refused rather than
-        // routed on a guess, since its headers could not be checked against it.
-        let parsed: Value = serde_json::from_str(&text).map_err(|error| {
-            rpc_error(
-                StatusCode::BAD_REQUEST,
-                &Value::Null,
-                PARSE_ERROR,
-                &format!("Parse error: {error}"),
-            )
+        // What the message claims is read once, the way the component will
+        // read it, keeping only the parts the host routes on. A body that
+        // cannot be read this way (an unpaired surrogate escape in a routed
+        // field, or a routed key given twice) is refused rather than routed on
+        // a guess, since its headers could not be checked against it.
+        let claims = Claims::read(&text).map_err(|error| {
+            let (code, message) = if text.trim_start().starts_with('[') {
+                (
+                    INVALID_REQUEST,
+                    "Invalid request: batches are not part of MCP; send one message per request"
+                        .to_string(),
+                )
+            } else if error.is_data() {
+                (INVALID_REQUEST, format!("Invalid request: {error}"))
+            } else {
+                (PARSE_ERROR, format!("Parse error: {error}"))
+            };
+            rpc_error(StatusCode::BAD_REQUEST, &Value::Null, code, &message)
         })?;
+        if claims.method().is_some_and(|m| m != "tools/call") && text.len() > SMALL_MESSAGE_BYTES {
+            return Err(plain(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &format!(
+                    "Payload too large: only tools/call may exceed {SMALL_MESSAGE_BYTES} bytes\n"
+                ),
+            ));
+        }
         let (envelope_id, method, is_response) = {
             let envelope = Envelope::read(&text);
             (
@@ -351,13 +348,63 @@ impl Server {
             )
         };
         if method.is_none() && !is_response {
-            return Err(not_a_message(&parsed));
+            return Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                INVALID_REQUEST,
+                "Invalid request: expected one JSON-RPC request, notification or response",
+            ));
         }
         Ok(Message {
             envelope_id,
             method,
-            claims: Claims::of(&parsed),
+            claims,
             text,
+        })
+    }
+
+    /// Receives a body, taking its share of the memory budget as its bytes
+    /// arrive, so that a slow sender holds only what it has sent.
+    async fn receive(&self, mut body: Incoming) -> Result<String, Response<Body>> {
+        let mut received = Vec::new();
+        let mut budget = Vec::new();
+        let mut reserved_kib = 0;
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else {
+                return Err(plain(
+                    StatusCode::BAD_REQUEST,
+                    "Bad request: the body was cut short\n",
+                ));
+            };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            if received.len() + data.len() > MAX_MESSAGE_BYTES {
+                return Err(too_large());
+            }
+            received.extend_from_slice(&data);
+            let needed_kib = received.len().div_ceil(1024);
+            if needed_kib > reserved_kib {
+                let more = u32::try_from(needed_kib - reserved_kib).unwrap_or(u32::MAX);
+                match self.bodies.clone().try_acquire_many_owned(more) {
+                    Ok(permit) => budget.push(permit),
+                    Err(_) => {
+                        return Err(busy(
+                            &Value::Null,
+                            "Server busy: too many requests are being received; retry shortly",
+                        ));
+                    }
+                }
+                reserved_kib = needed_kib;
+            }
+        }
+        String::from_utf8(received).map_err(|_| {
+            rpc_error(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                PARSE_ERROR,
+                "Parse error: the message is not UTF-8",
+            )
         })
     }
 
@@ -386,33 +433,37 @@ impl Server {
             let id = id.unwrap_or_default();
             return rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, &problem);
         }
+        if message.method.is_some()
+            && let Err(mismatch) = message.claims.check(&parts.headers)
+        {
+            let id = id.unwrap_or_default();
+            return rpc_error(StatusCode::BAD_REQUEST, &id, HEADER_MISMATCH, &mismatch);
+        }
         let Some(id) = id else {
             return self.take(session.as_deref(), &message);
         };
         if message.method.is_none() {
             return self.answer(session.as_deref(), &message.text, &id);
         }
-        if let Err(mismatch) = message.claims.check(&parts.headers) {
-            return rpc_error(StatusCode::BAD_REQUEST, &id, HEADER_MISMATCH, &mismatch);
-        }
-        if method == "initialize" {
-            return self.initialize(&message.text, &id).await;
-        }
-        // Only tool calls can be long or heavy; listing and discovery (health
-        // checks among them) are answered however busy the server is.
-        let permit = if method == "tools/call" {
-            match self.calls.clone().try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(_) => {
-                    return busy(
-                        &id,
-                        "Server busy: too many tool calls are running; retry shortly",
-                    );
-                }
-            }
+        // Tool calls can be long (a dialog) and heavy; everything else is
+        // quick and has places of its own, so listing and discovery (health
+        // checks among them) are answered however many tool calls run.
+        let places = if method == "tools/call" {
+            &self.calls
         } else {
-            None
+            &self.quick
         };
+        let Ok(permit) = places.clone().try_acquire_owned() else {
+            return busy(
+                &id,
+                "Server busy: too many requests are running; retry shortly",
+            );
+        };
+        if method == "initialize" {
+            let answer = self.initialize(&message.text, &id).await;
+            drop(permit);
+            return answer;
+        }
         let dialogs = session.as_ref().map(|session| {
             if accepts_event_streams(&parts.headers) {
                 Dialogs::Stream(session.questions.clone())
@@ -422,7 +473,14 @@ impl Server {
         });
         let method = method.to_string();
         let stateless = session.is_none();
-        match self.start(message.text, id.clone(), method, session, dialogs, permit) {
+        match self.start(
+            message.text,
+            id.clone(),
+            method,
+            session,
+            dialogs,
+            Some(permit),
+        ) {
             Ok(call) => call.respond(stateless).await,
             Err(Grounded::Duplicate) => {
                 rpc_error(StatusCode::BAD_REQUEST, &id, INVALID_REQUEST, DUPLICATE_ID)
@@ -502,16 +560,8 @@ impl Server {
                 .sessions
                 .open(negotiated.clone(), agreed_version(response))
             {
-                Some(session) => Some(session),
-                None => {
-                    let failure = "the system gave no randomness for a session id";
-                    return rpc_error(
-                        StatusCode::INTERNAL_SERVER_ERROR,
-                        id,
-                        INTERNAL_ERROR,
-                        failure,
-                    );
-                }
+                Ok(session) => Some(session),
+                Err(reason) => return busy(id, &format!("Server busy: {reason}")),
             },
             _ => None,
         };
@@ -618,7 +668,8 @@ impl Call {
             biased;
             outcome = &mut self.task => match outcome {
                 Ok(outcome) => finished(&self.id, outcome, stateless),
-                Err(_) => event_stream(stream::empty()),
+                Err(stopped) if stopped.is_cancelled() => event_stream(stream::empty()),
+                Err(_) => finished(&self.id, Err("the call failed inside the host".into()), stateless),
             },
             Some(question) = self.questions.recv() => self.stream(question),
         }
@@ -635,7 +686,11 @@ impl Call {
                         Ok(Ok(reply)) => reply.response?,
                         Ok(Err(failure)) => error_response(&call.id, INTERNAL_ERROR, &failure),
                         // Cancelled by the client: nothing more is said about it.
-                        Err(_) => return None,
+                        Err(stopped) if stopped.is_cancelled() => return None,
+                        Err(_) => {
+                            eprintln!("rustpad-mcp: a call failed inside the host");
+                            error_response(&call.id, INTERNAL_ERROR, "the call failed inside the host")
+                        }
                     };
                     Some((Ok(event(&response)), None))
                 }
@@ -794,23 +849,6 @@ fn unacceptable(headers: &HeaderMap) -> Option<Response<Body>> {
     None
 }
 
-/// The answer to a body that is JSON but neither a request, a notification
-/// nor a response.
-fn not_a_message(parsed: &Value) -> Response<Body> {
-    let message = match parsed {
-        Value::Array(_) => {
-            "Invalid request: batches are not part of MCP; send one message per request"
-        }
-        _ => "Invalid request: expected one JSON-RPC request, notification or response",
-    };
-    rpc_error(
-        StatusCode::BAD_REQUEST,
-        &Value::Null,
-        INVALID_REQUEST,
-        message,
-    )
-}
-
 fn refused(refusal: Refusal) -> Response<Body> {
     match refusal {
         Refusal::Unauthorized => {
@@ -849,7 +887,7 @@ fn preflight_answer() -> Response<Body> {
     let headers = response.headers_mut();
     headers.insert(
         ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("POST, DELETE"),
+        HeaderValue::from_static("GET, POST, DELETE"),
     );
     headers.insert(
         ACCESS_CONTROL_ALLOW_HEADERS,

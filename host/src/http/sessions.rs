@@ -46,11 +46,12 @@ pub struct Sessions {
 }
 
 impl Sessions {
-    /// Opens a session for `negotiated` and returns its id (`None` only if
-    /// the system has no randomness to give). A full table first lets go of
-    /// expired sessions, then of the least recently used one.
-    pub fn open(&self, negotiated: String, version: String) -> Option<String> {
-        let id = random_id()?;
+    /// Opens a session for `negotiated` and returns its id, or why it could
+    /// not. A full table first lets go of expired sessions, then of the least
+    /// recently used one that has nothing running (a session waiting on a
+    /// person is never cut off to make room).
+    pub fn open(&self, negotiated: String, version: String) -> Result<String, &'static str> {
+        let id = random_id().ok_or("the system gave no randomness for a session id")?;
         let mut open = lock(&self.open);
         if open.len() >= MAX_SESSIONS {
             open.retain(|_, session| {
@@ -61,13 +62,15 @@ impl Sessions {
                 keep
             });
         }
-        if open.len() >= MAX_SESSIONS
-            && let Some(oldest) = open
+        if open.len() >= MAX_SESSIONS {
+            let oldest_idle = open
                 .iter()
+                .filter(|(_, session)| session.flights.is_empty() && session.questions.is_empty())
                 .min_by_key(|(_, session)| *lock(&session.last_used))
-                .map(|(id, _)| id.clone())
-            && let Some(session) = open.remove(&oldest)
-        {
+                .map(|(id, _)| id.clone());
+            let session = oldest_idle
+                .and_then(|oldest| open.remove(&oldest))
+                .ok_or("too many sessions are busy; retry later")?;
             session.end("the server needed room for a newer session");
         }
         open.insert(
@@ -80,7 +83,7 @@ impl Sessions {
                 last_used: Mutex::new(Instant::now()),
             }),
         );
-        Some(id)
+        Ok(id)
     }
 
     /// The session `id` names, if it is open.
@@ -132,19 +135,26 @@ mod tests {
         assert_ne!(sessions.open("{}".into(), "2025-11-25".into()).unwrap(), id);
     }
 
-    #[test]
-    fn a_full_table_makes_room_by_ending_the_least_recently_used() {
+    #[tokio::test]
+    async fn a_full_table_makes_room_by_ending_the_least_recently_used_idle_session() {
         let sessions = Sessions::default();
         let first = sessions.open("{}".into(), "v".into()).unwrap();
         let ids: Vec<String> = (1..MAX_SESSIONS)
             .map(|_| sessions.open("{}".into(), "v".into()).unwrap())
             .collect();
-        // Using the first session makes the second the least recently used.
+        // Using the first session makes ids[0] the least recently used; a call
+        // running in it makes ids[1] the one to go.
         assert!(sessions.get(&first).is_some());
+        let waiting = tokio::spawn(std::future::pending::<()>());
+        let busy = sessions.get(&ids[0]).unwrap();
+        busy.flights
+            .start("1".into(), waiting.abort_handle())
+            .unwrap();
         let newest = sessions.open("{}".into(), "v".into()).unwrap();
         assert!(sessions.get(&first).is_some());
         assert!(sessions.get(&newest).is_some());
         let evicted: Vec<&String> = ids.iter().filter(|id| sessions.get(id).is_none()).collect();
-        assert_eq!(evicted, [&ids[0]]);
+        assert_eq!(evicted, [&ids[1]]);
+        waiting.abort();
     }
 }
