@@ -65,19 +65,8 @@ impl Session {
     /// (the driver's `request` gives up after 30 s).
     fn request(&mut self, method: &str, params: Value) -> Value {
         self.next_id += 1;
-        let id = self.next_id;
         self.server
-            .send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .server
-                .next_raw(HANG_GUARD)
-                .unwrap_or_else(|| panic!("no reply to {method} within {HANG_GUARD:?}"));
-            let message: Value = serde_json::from_str(&line).expect("stdout carries JSON");
-            if message["id"] == json!(id) && message.get("method").is_none() {
-                return message;
-            }
-        }
+            .request_within(self.next_id, method, params, HANG_GUARD)
     }
 
     /// A tools/call result.

@@ -97,9 +97,23 @@ impl Server {
     }
 
     pub fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.request_within(id, method, params, Duration::from_secs(30))
+    }
+
+    /// The reply to a request, skipping whatever else the server writes
+    /// first; panics if `wait` passes without a message.
+    pub fn request_within(
+        &mut self,
+        id: u64,
+        method: &str,
+        params: Value,
+        wait: Duration,
+    ) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
-            let message = self.expect();
+            let message = self
+                .next(wait)
+                .unwrap_or_else(|| panic!("no reply to {method} within {wait:?}"));
             if message["id"] == json!(id) && message.get("method").is_none() {
                 return message;
             }
