@@ -146,17 +146,16 @@ impl Gate {
             return Ok(Admitted { origin: None });
         };
         let text = origin.to_str().unwrap_or_default();
-        let normalized = normalized_origin(text);
-        match normalized {
+        match origin_url(text) {
             // Listed: the operator wants pages there to use the server.
-            Some(o) if self.origins.contains(&o) => Ok(Admitted {
-                origin: Some(origin.clone()),
-            }),
+            Some(url) if self.origins.contains(&url.origin().ascii_serialization()) => {
+                Ok(Admitted {
+                    origin: Some(origin.clone()),
+                })
+            }
             // Loopback: not a rebinding attack, but no invitation either, so no
             // CORS; a page on another local port cannot read the answers.
-            Some(o) if is_loopback_name(url_host(&o).unwrap_or_default()) => {
-                Ok(Admitted { origin: None })
-            }
+            Some(url) if is_loopback_url(&url) => Ok(Admitted { origin: None }),
             _ => Err(Refusal::Origin(text.to_string())),
         }
     }
@@ -171,21 +170,24 @@ fn bearer_credentials(header: &str) -> Option<&str> {
         .then(|| credentials.trim())
 }
 
-/// `scheme://host[:port]` of an http(s) origin, as browsers serialize it.
-fn normalized_origin(text: &str) -> Option<String> {
+/// An http(s) origin, parsed.
+fn origin_url(text: &str) -> Option<url::Url> {
     let url = url::Url::parse(text).ok()?;
-    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
-        return None;
-    }
-    Some(url.origin().ascii_serialization())
+    (matches!(url.scheme(), "http" | "https") && url.host().is_some()).then_some(url)
 }
 
-fn url_host(origin: &str) -> Option<&str> {
-    let rest = origin.split_once("://")?.1;
-    Some(match rest.strip_prefix('[') {
-        Some(v6) => v6.split_once(']')?.0,
-        None => rest.rsplit_once(':').map_or(rest, |(host, _)| host),
-    })
+/// `scheme://host[:port]` of an http(s) origin, as browsers serialize it.
+fn normalized_origin(text: &str) -> Option<String> {
+    origin_url(text).map(|url| url.origin().ascii_serialization())
+}
+
+fn is_loopback_url(url: &url::Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(name)) => is_loopback_name(name),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// A `Host` header value (`name[:port]`) naming this machine's loopback.
