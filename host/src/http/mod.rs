@@ -235,6 +235,10 @@ struct Message {
     envelope_id: Option<Value>,
     method: Option<String>,
     claims: Claims,
+    /// For a response: the client's answer, as the question's caller gets it.
+    answer: Option<crate::questions::Answer>,
+    /// For `notifications/cancelled`: the request to stop.
+    cancels: Option<String>,
 }
 
 impl Server {
@@ -339,15 +343,14 @@ impl Server {
                 ),
             ));
         }
-        let (envelope_id, method, is_response) = {
-            let envelope = Envelope::read(&text);
-            (
-                envelope.id(),
-                envelope.method.clone(),
-                envelope.is_response(),
-            )
-        };
-        if method.is_none() && !is_response {
+        let envelope = Envelope::read(&text);
+        let (envelope_id, method) = (envelope.id(), envelope.method.clone());
+        let answer = envelope.is_response().then(|| envelope.answer());
+        let cancels = (method.as_deref() == Some("notifications/cancelled"))
+            .then(|| envelope.cancelled_request())
+            .flatten();
+        drop(envelope);
+        if method.is_none() && answer.is_none() {
             return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
                 &Value::Null,
@@ -359,6 +362,8 @@ impl Server {
             envelope_id,
             method,
             claims,
+            answer,
+            cancels,
             text,
         })
     }
@@ -442,8 +447,8 @@ impl Server {
         let Some(id) = id else {
             return self.take(session.as_deref(), &message);
         };
-        if message.method.is_none() {
-            return self.answer(session.as_deref(), &message.text, &id);
+        if let Some(answer) = message.answer {
+            return self.answer(session.as_deref(), answer, &id);
         }
         // Tool calls can be long (a dialog) and heavy; everything else is
         // quick and has places of its own, so listing and discovery (health
@@ -522,20 +527,21 @@ impl Server {
 
     /// A notification: only cancellation means anything to us.
     fn take(&self, session: Option<&Session>, message: &Message) -> Response<Body> {
-        if message.method.as_deref() == Some("notifications/cancelled")
-            && let Some(session) = session
-            && let Some(request) = Envelope::read(&message.text).cancelled_request()
-        {
-            session.flights.cancel(&request);
+        if let (Some(session), Some(request)) = (session, &message.cancels) {
+            session.flights.cancel(request);
         }
         empty(StatusCode::ACCEPTED)
     }
 
     /// A client's answer to one of the session's questions.
-    fn answer(&self, session: Option<&Session>, text: &str, id: &Value) -> Response<Body> {
-        let envelope = Envelope::read(text);
+    fn answer(
+        &self,
+        session: Option<&Session>,
+        answer: crate::questions::Answer,
+        id: &Value,
+    ) -> Response<Body> {
         match session {
-            Some(session) if session.questions.resolve(&key(id), envelope.answer()) => {
+            Some(session) if session.questions.resolve(&key(id), answer) => {
                 empty(StatusCode::ACCEPTED)
             }
             Some(_) => plain(
