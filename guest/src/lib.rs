@@ -65,4 +65,4 @@ mod bindings {
 }
 
 /// The capabilities the host grants beyond WASI: the component's imports.
-pub use bindings::rustpad::mcp::{elicitation, single_use, websocket};
+pub use bindings::rustpad::mcp::{elicitation, single_use, tally, websocket};

@@ -23,6 +23,25 @@ pub fn char_len(s: &str) -> usize {
     s.chars().count()
 }
 
+/// How many code points `old` and `new` share at their start and at their
+/// end, the two never overlapping: what an edit from one to the other keeps.
+pub fn shared_ends(old: &str, new: &str) -> (usize, usize) {
+    let prefix = old
+        .chars()
+        .zip(new.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let room = char_len(old).min(char_len(new)) - prefix;
+    let suffix = old
+        .chars()
+        .rev()
+        .zip(new.chars().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    (prefix, suffix)
+}
+
 /// C0 and C1 control characters, except tab, line feed and carriage return.
 fn is_stripped_control(c: char) -> bool {
     matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
@@ -122,6 +141,15 @@ mod tests {
     fn code_points_count_astral_and_zwj_sequences_by_scalar() {
         assert_eq!(char_len("hello 👍"), 7);
         assert_eq!(char_len("h🎉e🎉l👨‍👨‍👦‍👦lo"), 14);
+    }
+
+    #[test]
+    fn shared_ends_never_overlap() {
+        assert_eq!(shared_ends("teh cat", "the cat"), (1, 4));
+        assert_eq!(shared_ends("aaa", "aa"), (2, 0));
+        assert_eq!(shared_ends("abc", "xyz"), (0, 0));
+        assert_eq!(shared_ends("", "abc"), (0, 0));
+        assert_eq!(shared_ends("🎉a🎉", "🎉b🎉"), (1, 1));
     }
 
     #[test]

@@ -16,6 +16,7 @@ mod questions;
 mod runtime;
 mod single_use;
 mod stdio;
+mod tally;
 pub mod websocket;
 
 use std::path::PathBuf;

@@ -21,6 +21,7 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpVi
 
 use crate::egress::Egress;
 use crate::single_use::SpentIds;
+use crate::tally::Tallies;
 use crate::websocket::Connection;
 
 mod bindings {
@@ -68,6 +69,7 @@ pub struct CallState {
     limits: MemoryCap,
     egress: Arc<Egress>,
     spent: Arc<SpentIds>,
+    tallies: Arc<Tallies>,
     elicitor: Option<Arc<dyn Elicitor>>,
     waited: Waited,
 }
@@ -236,6 +238,19 @@ impl rustpad::mcp::single_use::Host for CallState {
     }
 }
 
+impl rustpad::mcp::tally::Host for CallState {
+    async fn add(
+        &mut self,
+        key: String,
+        amount: u64,
+        window_seconds: u32,
+    ) -> wasmtime::Result<Option<u64>> {
+        Ok(self
+            .tallies
+            .add(key, amount, Duration::from_secs(u64::from(window_seconds))))
+    }
+}
+
 /// What the component said about its configuration.
 pub struct Startup {
     pub origin: Option<String>,
@@ -296,6 +311,7 @@ pub struct Runtime {
     env: Vec<(String, String)>,
     egress: Arc<Egress>,
     spent: Arc<SpentIds>,
+    tallies: Arc<Tallies>,
 }
 
 impl Runtime {
@@ -318,6 +334,7 @@ impl Runtime {
         rustpad::mcp::websocket::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::elicitation::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::single_use::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        rustpad::mcp::tally::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         let pre = ServerPre::new(linker.instantiate_pre(&component)?)?;
         Ok(Runtime {
             engine,
@@ -325,6 +342,7 @@ impl Runtime {
             env,
             egress: Egress::new(None, false),
             spent: Arc::new(SpentIds::default()),
+            tallies: Arc::new(Tallies::default()),
         })
     }
 
@@ -352,6 +370,7 @@ impl Runtime {
             },
             egress: self.egress.clone(),
             spent: self.spent.clone(),
+            tallies: self.tallies.clone(),
             elicitor,
             waited,
         };

@@ -15,6 +15,7 @@
 //! whose seal does not verify, has expired, was used, or belongs to other
 //! arguments counts as no answer: the person is asked afresh.
 
+pub mod removal;
 pub mod seal;
 
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -102,7 +102,7 @@ impl ToolName {
             }
             ToolName::AppendToDocument => "Add text at the end; concurrent edits elsewhere survive",
             ToolName::ReplaceInDocument => {
-                "Replace an exact string via OT; asks a person first when it changes more than one place"
+                "Replace an exact string via OT; asks a person first when it changes more than one place or removes most of the pad"
             }
             ToolName::SetLanguage => "Set the syntax-highlighting language",
         }
@@ -122,7 +122,7 @@ impl ToolName {
             ),
             ToolName::SetDocument => "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content cannot be restored. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string(),
             ToolName::AppendToDocument => "Adds text at the end of a pad. Everything else, including what people type at the same moment, stays as it is. The text is added exactly as given: start it with a newline to begin a new line.".to_string(),
-            ToolName::ReplaceInDocument => "Replaces an exact string (no regular expressions) in a pad, editing only the matched ranges so concurrent edits elsewhere survive. Matches are found left to right without overlap. By default the string must occur exactly once; set replace_all to change every occurrence. Changing more than one occurrence asks a person to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one).".to_string(),
+            ToolName::ReplaceInDocument => "Replaces an exact string (no regular expressions) in a pad, editing only the matched ranges so concurrent edits elsewhere survive. Matches are found left to right without overlap. By default the string must occur exactly once; set replace_all to change every occurrence. A person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when more than one occurrence would change, or when the change would remove more than half of the pad's characters or more than 10,000 of them, counting what this server removed from the same pad in the last 15 minutes. What a replacement shares with the text it replaces at either end is not counted as removed, so fixing a typo never asks.".to_string(),
             ToolName::SetLanguage => "Sets a pad's syntax-highlighting language (a Monaco language id such as \"markdown\", \"python\" or \"rust\"). Everyone who has the pad open sees the change; the last one set wins.".to_string(),
         }
     }

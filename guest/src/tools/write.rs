@@ -9,11 +9,12 @@ use super::args::Args;
 use super::catalogue::EPHEMERAL;
 use super::catalogue::ToolName;
 use crate::config::RustpadUrl;
+use crate::guard::removal::{Change, Ledger, Removal};
 use crate::guard::{self, Guard, Proposal, seal};
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::ot::{Builder, find_literal};
 use crate::rustpad::socket::{PadSocket, Track};
-use crate::text::{MAX_DOCUMENT_CHARS, char_len};
+use crate::text::{MAX_DOCUMENT_CHARS, char_len, shared_ends};
 
 /// Length of generated pad ids, from `[a-z0-9]`.
 const GENERATED_ID_CHARS: usize = 12;
@@ -106,7 +107,8 @@ pub fn create_document(url: &RustpadUrl, args: &Args) -> ToolResult {
         }
         if !text.is_empty() {
             let operation = Builder::new().insert(text).finish();
-            socket.edit(operation)?;
+            let change = Change::between("", text);
+            Ledger::of(&id).carry_out(change, false, || socket.edit(operation))?;
         }
         if let Some(language) = language {
             socket.set_language(language).map_err(|error| {
@@ -167,7 +169,9 @@ pub fn set_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult 
             })?;
         }
         let operation = Builder::new().delete(before).insert(text).finish();
-        socket.edit(operation)?;
+        // Whatever this removes, a person approved (a non-empty pad asks).
+        let change = Change::between(&old, text);
+        Ledger::of(id).carry_out(change, before > 0, || socket.edit(operation))?;
         Ok((before, socket.document().len(), true))
     })?;
     if !changed {
@@ -199,7 +203,8 @@ pub fn append_to_document(url: &RustpadUrl, args: &Args) -> ToolResult {
         let before = socket.document().len();
         check_limit(before + appended)?;
         let operation = Builder::new().retain(before).insert(text).finish();
-        socket.edit(operation)?;
+        let change = Change::between("", text);
+        Ledger::of(id).carry_out(change, false, || socket.edit(operation))?;
         Ok(socket.document().len())
     })?;
     written(
@@ -235,40 +240,19 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
                 "the search string occurs {count} times in pad \"{id}\"; pass replace_all=true to replace every one, or use a longer search string that occurs once"
             )));
         }
-        let (search_len, replace_len) = (char_len(search), char_len(replace));
-        check_limit(socket.document().len() - count * search_len + count * replace_len)?;
-        if count > 1 {
-            let mut lines = match_lines(&text, &matches);
-            lines.dedup();
-            let on_lines = if lines.len() == 1 { "line" } else { "lines" };
-            let count_text = count.to_string();
-            guard.approve(&Proposal {
-                tool: ToolName::ReplaceInDocument,
-                pad: id,
-                arguments: vec![search, replace],
-                pad_state: replace_binding(&text, search, replace, count),
-                what: format!("replace {count} occurrences in pad \"{id}\""),
-                consequence: "What is replaced cannot be restored, and a search string that is shorter than intended matches in places nobody looked at.",
-                facts: vec![
-                    format!(
-                        "The pad has {} characters; the matches are on {on_lines} {}.",
-                        socket.document().len(),
-                        guard::list_lines(&lines)
-                    ),
-                ],
-                values: vec![("Search", search), ("Replace with", replace)],
-                title: format!("Replace {count_text} occurrences in pad \"{id}\"?"),
-                hint: "Tick the box to replace them all; leave it unticked to change nothing.",
-            })?;
+        let pad_chars = socket.document().len();
+        let change = Change::between(search, replace).times(count);
+        check_limit(pad_chars - change.removed + change.inserted)?;
+        let ledger = Ledger::of(id);
+        let removal = ledger.judge(pad_chars, change);
+        let asks = count > 1 || removal.needs_person();
+        if asks {
+            guard.approve(&replace_proposal(
+                id, search, replace, &text, &matches, &removal,
+            ))?;
         }
-        let mut builder = Builder::new();
-        let mut at = 0;
-        for (start, length) in &matches {
-            builder = builder.retain(start - at).delete(*length).insert(replace);
-            at = start + length;
-        }
-        let operation = builder.retain(socket.document().len() - at).finish();
-        socket.edit(operation)?;
+        let operation = replace_operation(pad_chars, &matches, search, replace);
+        ledger.carry_out(change, asks, || socket.edit(operation))?;
         Ok((count, socket.document().len()))
     })?;
     let plural = if replacements == 1 {
@@ -283,6 +267,84 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
         after,
         json!({ "replacements": replacements }),
     )
+}
+
+/// What a person is asked before a replace: how many places change, where,
+/// and how much of the pad goes.
+fn replace_proposal<'a>(
+    id: &'a str,
+    search: &'a str,
+    replace: &'a str,
+    text: &str,
+    matches: &[(usize, usize)],
+    removal: &Removal,
+) -> Proposal<'a> {
+    let count = matches.len();
+    let mut lines = match_lines(text, matches);
+    lines.dedup();
+    let (occurrences, where_, consequence, hint) = if count == 1 {
+        (
+            "1 occurrence".to_string(),
+            format!("The match is on line {}.", lines[0]),
+            "What is replaced cannot be restored.",
+            "Tick the box to replace it; leave it unticked to change nothing.",
+        )
+    } else {
+        let on_lines = if lines.len() == 1 { "line" } else { "lines" };
+        (
+            format!("{count} occurrences"),
+            format!(
+                "The matches are on {on_lines} {}.",
+                guard::list_lines(&lines)
+            ),
+            "What is replaced cannot be restored, and a search string that is shorter than intended matches in places nobody looked at.",
+            "Tick the box to replace them all; leave it unticked to change nothing.",
+        )
+    };
+    let mut facts = vec![where_];
+    facts.extend(removal.facts());
+    Proposal {
+        tool: ToolName::ReplaceInDocument,
+        pad: id,
+        arguments: vec![search, replace],
+        pad_state: format!(
+            "{} {}",
+            replace_binding(text, search, replace, count),
+            removal.removed()
+        ),
+        what: format!("replace {occurrences} in pad \"{id}\""),
+        consequence,
+        facts,
+        values: vec![("Search", search), ("Replace with", replace)],
+        title: format!("Replace {occurrences} in pad \"{id}\"?"),
+        hint,
+    }
+}
+
+/// One operation replacing every match, touching only what differs: the
+/// ends a match shares with its replacement are retained.
+fn replace_operation(
+    pad_chars: usize,
+    matches: &[(usize, usize)],
+    search: &str,
+    replace: &str,
+) -> serde_json::Value {
+    let (prefix, suffix) = shared_ends(search, replace);
+    let middle: String = replace
+        .chars()
+        .skip(prefix)
+        .take(char_len(replace) - prefix - suffix)
+        .collect();
+    let mut builder = Builder::new();
+    let mut at = 0;
+    for (start, length) in matches {
+        builder = builder
+            .retain(start + prefix - at)
+            .delete(length - prefix - suffix)
+            .insert(&middle);
+        at = start + length - suffix;
+    }
+    builder.retain(pad_chars - at).finish()
 }
 
 /// What a replace approval is bound to besides its values: the match count,
@@ -355,6 +417,26 @@ mod tests {
         let text = "a\nb a\n\na";
         let matches = find_literal(text, "a");
         assert_eq!(match_lines(text, &matches), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn a_replace_touches_only_what_differs() {
+        let text = "teh cat, teh dog";
+        let matches = find_literal(text, "teh");
+        assert_eq!(
+            replace_operation(16, &matches, "teh", "the"),
+            json!([1, "he", -2, 7, "he", -2, 4])
+        );
+        let mut document = crate::rustpad::ot::Document::with_text();
+        let seed = json!([text]).to_string();
+        document
+            .apply(&serde_json::from_str(&seed).unwrap())
+            .unwrap();
+        let wire = replace_operation(16, &matches, "teh", "the").to_string();
+        document
+            .apply(&serde_json::from_str(&wire).unwrap())
+            .unwrap();
+        assert_eq!(document.text().unwrap(), "the cat, the dog");
     }
 
     #[test]
