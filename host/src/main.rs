@@ -8,12 +8,15 @@
 //! fresh instance per message.
 #![forbid(unsafe_code)]
 
+mod budget;
 mod egress;
 mod flights;
 mod http;
 mod jsonrpc;
+mod outbox;
 mod questions;
 mod runtime;
+mod settings;
 mod single_use;
 mod stdio;
 mod tally;
@@ -59,6 +62,10 @@ Environment:
                          (total, instantiation, waiting on Rustpad, guest fuel)
   RUSTPAD_MCP_CACHE_DIR  where the compiled component is cached
                          (default: $XDG_CACHE_HOME/rustpad-mcp or ~/.cache/rustpad-mcp)
+  RUSTPAD_MCP_MAX_MEMORY MiB all running calls may hold together (default 2048);
+                         a call past it is refused
+  RUSTPAD_MCP_MAX_CALLS  tool calls served at once on stdio (default 16);
+                         more are refused until one finishes
 
 With --http:
   RUSTPAD_MCP_HTTP_TOKEN    bearer token every request must carry (32+ characters);
@@ -68,38 +75,6 @@ With --http:
   RUSTPAD_MCP_HTTP_MAX_CALLS  tool calls served at once, dialogs waiting included
                             (default 64); more get 503 and Retry-After
 ";
-
-/// Variables for the host itself, never handed to the component.
-const HOST_ONLY: &str = "RUSTPAD_MCP_";
-
-/// The host's own settings besides those of `--http`.
-const HOST_SETTINGS: [&str; 2] = ["RUSTPAD_MCP_CACHE_DIR", "RUSTPAD_MCP_TRACE"];
-
-/// A notice for every host variable that does nothing: a name that is not a
-/// setting (likely a typo), or an HTTP setting while serving stdio. The
-/// component names its own (`RUSTPAD_*`) the same way.
-fn host_notices(names: impl Iterator<Item = String>, serving_http: bool) -> Vec<String> {
-    let mut known: Vec<&str> = HOST_SETTINGS.to_vec();
-    known.extend(http::SETTINGS);
-    names
-        .filter(|name| name.starts_with(HOST_ONLY))
-        .filter_map(|name| {
-            let shown: String = name.escape_debug().take(64).collect();
-            if !known.contains(&name.as_str()) {
-                Some(format!(
-                    "rustpad-mcp: {shown} is not a setting of this server and is ignored; the host's settings are {}",
-                    known.join(", ")
-                ))
-            } else if http::SETTINGS.contains(&name.as_str()) && !serving_http {
-                Some(format!(
-                    "rustpad-mcp: {shown} applies only with --http and is ignored on stdio"
-                ))
-            } else {
-                None
-            }
-        })
-        .collect()
-}
 
 /// The variable that carries the key sealing confirmation state.
 const SEAL_KEY: &str = "RUSTPAD_SEAL_KEY";
@@ -111,7 +86,8 @@ fn component_env() -> anyhow::Result<Vec<(String, String)>> {
     let mut env: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
         .filter(|(name, _)| {
-            (name.starts_with("RUSTPAD_") && !name.starts_with(HOST_ONLY)) || name == "ELICITATION"
+            (name.starts_with("RUSTPAD_") && !name.starts_with(settings::HOST_ONLY))
+                || name == "ELICITATION"
         })
         .collect();
     if !env
@@ -179,6 +155,13 @@ fn main() -> ExitCode {
         }
     };
     // Settings that cannot work stop the server before anything starts.
+    let limits = match settings::Limits::read(|name| std::env::var(name).ok()) {
+        Ok(limits) => limits,
+        Err(problem) => {
+            eprintln!("rustpad-mcp: {problem}");
+            return ExitCode::from(2);
+        }
+    };
     let transport = match listen {
         None => Transport::Stdio,
         Some(address) => match http::Limits::from_env(address) {
@@ -189,7 +172,7 @@ fn main() -> ExitCode {
             }
         },
     };
-    let code = runtime.block_on(run(component, check, transport));
+    let code = runtime.block_on(run(component, check, transport, limits));
     // A read of stdin may still be blocking a thread; do not wait for it.
     runtime.shutdown_background();
     code
@@ -234,12 +217,17 @@ enum Transport {
     Http(std::net::SocketAddr, http::Limits),
 }
 
-async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> ExitCode {
+async fn run(
+    component: Option<PathBuf>,
+    check: bool,
+    transport: Transport,
+    limits: settings::Limits,
+) -> ExitCode {
     let loaded = component_env().and_then(|env| match &component {
-        None => Runtime::load(env),
+        None => Runtime::load(env, limits.memory_mib),
         Some(path) => std::fs::read(path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
-            .and_then(|wasm| Runtime::load_bytes(&wasm, env)),
+            .and_then(|wasm| Runtime::load_bytes(&wasm, env, limits.memory_mib)),
     });
     let mut runtime = match loaded {
         Ok(runtime) => runtime,
@@ -264,7 +252,7 @@ async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> E
     for notice in startup
         .notices
         .iter()
-        .chain(&host_notices(names, serving_http))
+        .chain(&settings::notices(names, serving_http))
     {
         eprintln!("{notice}");
     }
@@ -275,11 +263,11 @@ async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> E
     if check {
         return check_connection(&runtime).await;
     }
-    let trace = std::env::var_os("RUSTPAD_MCP_TRACE").is_some_and(|v| v == "1");
+    let trace = std::env::var_os(settings::TRACE).is_some_and(|v| v == "1");
     let runtime = Arc::new(runtime);
     let serving = async move {
         match transport {
-            Transport::Stdio => stdio::serve(runtime, trace).await,
+            Transport::Stdio => stdio::serve(runtime, limits.stdio_calls, trace).await,
             Transport::Http(address, limits) => http::serve(runtime, address, limits, trace).await,
         }
     };
@@ -301,29 +289,5 @@ async fn run(component: Option<PathBuf>, check: bool, transport: Transport) -> E
         },
         _ = tokio::signal::ctrl_c() => ExitCode::SUCCESS,
         _ = terminate.recv() => ExitCode::SUCCESS,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn host_variables_that_do_nothing_are_named() {
-        let names = |list: &[&str]| list.iter().map(|n| n.to_string()).collect::<Vec<_>>();
-        let given = names(&[
-            "RUSTPAD_MCP_HTTP_TOKNE",
-            "RUSTPAD_MCP_HTTP_TOKEN",
-            "RUSTPAD_MCP_TRACE",
-            "RUSTPAD_URL",
-            "HOME",
-        ]);
-        let on_stdio = host_notices(given.clone().into_iter(), false);
-        assert_eq!(on_stdio.len(), 2, "{on_stdio:?}");
-        assert!(on_stdio[0].contains("RUSTPAD_MCP_HTTP_TOKNE is not a setting"));
-        assert!(on_stdio[0].contains("RUSTPAD_MCP_HTTP_MAX_CALLS"));
-        assert!(on_stdio[1].contains("RUSTPAD_MCP_HTTP_TOKEN applies only with --http"));
-        let on_http = host_notices(given.into_iter(), true);
-        assert_eq!(on_http.len(), 1, "{on_http:?}");
     }
 }

@@ -13,9 +13,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::jsonrpc::key;
+use crate::outbox::Outbox;
 use crate::runtime::Elicitor;
 
 /// How long a person may take to answer a dialog.
@@ -59,7 +60,7 @@ impl Questions {
         }
     }
 
-    async fn ask(&self, params: String, out: &mpsc::UnboundedSender<String>) -> Answer {
+    async fn ask(&self, params: String, out: &Outbox) -> Answer {
         let params: Value = serde_json::from_str(&params)
             .map_err(|_| "the question was not valid JSON".to_string())?;
         let id = json!(format!(
@@ -75,12 +76,18 @@ impl Questions {
         };
         let question =
             json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params});
-        if out.send(question.to_string()).is_err() {
-            return Err("the connection to the client ended".into());
-        }
-        match tokio::time::timeout(ANSWER_TIMEOUT, receiver).await {
-            Ok(Ok(answer)) => answer,
-            Ok(Err(_)) => Err("the connection to the client ended".into()),
+        // Delivering the question counts toward the person's time: a client
+        // that stops reading cannot hold the call longer than one that never answers.
+        let asked = async {
+            if out.send(question.to_string()).await.is_err() {
+                return Err("the connection to the client ended".to_string());
+            }
+            receiver
+                .await
+                .unwrap_or_else(|_| Err("the connection to the client ended".into()))
+        };
+        match tokio::time::timeout(ANSWER_TIMEOUT, asked).await {
+            Ok(answer) => answer,
             Err(_) => Err("nobody answered the question in time".into()),
         }
     }
@@ -101,7 +108,7 @@ impl Drop for Open<'_> {
 /// answered through `questions`.
 pub struct Asker {
     pub questions: Arc<Questions>,
-    pub out: mpsc::UnboundedSender<String>,
+    pub out: Outbox,
 }
 
 impl Elicitor for Asker {

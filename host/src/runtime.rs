@@ -19,6 +19,7 @@ use wasmtime::{Cache, CacheConfig, Config, Engine, ResourceLimiter, Store, Trap}
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
+use crate::budget::{MemoryBudget, Reservation};
 use crate::egress::Egress;
 use crate::single_use::SpentIds;
 use crate::tally::Tallies;
@@ -92,23 +93,46 @@ impl Waited {
     }
 }
 
-/// The memory cap, remembering whether it had to refuse (to say so).
+/// The memory cap of one instance, whose memory also comes out of the
+/// process's budget; it remembers why it refused, to say so.
 struct MemoryCap {
-    refused: bool,
+    budget: Arc<MemoryBudget>,
+    /// What this instance's memories took from the budget.
+    taken: Vec<Reservation>,
+    refused: Option<Refused>,
     /// The most linear memory the instance asked for, in bytes.
     peak: usize,
+}
+
+/// Why a memory could not grow.
+#[derive(Clone, Copy)]
+enum Refused {
+    /// Past this instance's own cap.
+    Cap,
+    /// Past what the process's running calls may hold together.
+    Budget,
 }
 
 impl ResourceLimiter for MemoryCap {
     fn memory_growing(
         &mut self,
-        _current: usize,
+        current: usize,
         desired: usize,
         _maximum: Option<usize>,
     ) -> wasmtime::Result<bool> {
-        self.refused |= desired > MEMORY_LIMIT_BYTES;
-        self.peak = self.peak.max(desired.min(MEMORY_LIMIT_BYTES));
-        Ok(desired <= MEMORY_LIMIT_BYTES)
+        if desired > MEMORY_LIMIT_BYTES {
+            self.refused = Some(Refused::Cap);
+            return Ok(false);
+        }
+        match self.budget.reserve(desired.saturating_sub(current)) {
+            Ok(reservation) => self.taken.push(reservation),
+            Err(_) => {
+                self.refused = Some(Refused::Budget);
+                return Ok(false);
+            }
+        }
+        self.peak = self.peak.max(desired);
+        Ok(true)
     }
 
     fn table_growing(
@@ -179,7 +203,7 @@ impl rustpad::mcp::websocket::HostConnection for CallState {
         match self
             .waited
             .clone()
-            .around(Connection::open(&self.egress, &url))
+            .around(Connection::open(&self.egress, &self.limits.budget, &url))
             .await
         {
             Ok(connection) => Ok(Ok(self.table.push(connection)?)),
@@ -312,15 +336,21 @@ pub struct Runtime {
     egress: Arc<Egress>,
     spent: Arc<SpentIds>,
     tallies: Arc<Tallies>,
+    budget: Arc<MemoryBudget>,
 }
 
 impl Runtime {
-    /// Loads the embedded component. `env` is all the environment it sees.
-    pub fn load(env: Vec<(String, String)>) -> anyhow::Result<Runtime> {
-        Runtime::load_bytes(GUEST, env)
+    /// Loads the embedded component. `env` is all the environment it sees;
+    /// all running calls together may hold `memory_mib`.
+    pub fn load(env: Vec<(String, String)>, memory_mib: usize) -> anyhow::Result<Runtime> {
+        Runtime::load_bytes(GUEST, env, memory_mib)
     }
 
-    pub fn load_bytes(wasm: &[u8], env: Vec<(String, String)>) -> anyhow::Result<Runtime> {
+    pub fn load_bytes(
+        wasm: &[u8],
+        env: Vec<(String, String)>,
+        memory_mib: usize,
+    ) -> anyhow::Result<Runtime> {
         let mut config = Config::new();
         config.consume_fuel(true);
         config.max_wasm_stack(1 << 20);
@@ -343,6 +373,7 @@ impl Runtime {
             egress: Egress::new(None, false),
             spent: Arc::new(SpentIds::default()),
             tallies: Arc::new(Tallies::default()),
+            budget: Arc::new(MemoryBudget::new(memory_mib)),
         })
     }
 
@@ -365,7 +396,9 @@ impl Runtime {
             http: WasiHttpCtx::new(),
             hooks: EgressHooks(self.egress.clone(), waited.clone()),
             limits: MemoryCap {
-                refused: false,
+                budget: self.budget.clone(),
+                taken: Vec::new(),
+                refused: None,
                 peak: 0,
             },
             egress: self.egress.clone(),
@@ -474,11 +507,20 @@ fn internal(error: impl std::fmt::Display) -> Failure {
 }
 
 fn trapped(error: wasmtime::Error, store: &Store<CallState>) -> Failure {
-    if store.data().limits.refused {
-        return Failure(format!(
-            "the request needed more than its {} MiB of memory and was stopped",
-            MEMORY_LIMIT_BYTES >> 20
-        ));
+    match store.data().limits.refused {
+        Some(Refused::Cap) => {
+            return Failure(format!(
+                "the request needed more than its {} MiB of memory and was stopped",
+                MEMORY_LIMIT_BYTES >> 20
+            ));
+        }
+        Some(Refused::Budget) => {
+            return Failure(format!(
+                "the request was stopped: {}",
+                store.data().limits.budget.exhausted()
+            ));
+        }
+        None => {}
     }
     match error.downcast_ref::<Trap>() {
         Some(Trap::OutOfFuel) => {

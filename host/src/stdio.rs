@@ -10,13 +10,19 @@
 //!
 //! `initialize` is the one message handled in line: its reply carries the
 //! connection's session, which every later message needs.
+//!
+//! Bounds: at most `max_calls` tool calls run at once (more are refused at
+//! once, `RUSTPAD_MCP_MAX_CALLS`); other messages wait for one of a few places
+//! of their own before stdin is read further; and what waits to be written is
+//! bounded in bytes, stdin not being read while it is full. So a client that
+//! stops reading stdout cannot make the process grow.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, oneshot};
 use tokio::task::JoinSet;
 
 use crate::flights::Flights;
@@ -25,17 +31,24 @@ use crate::jsonrpc::{
     error_response, key,
 };
 use crate::lock;
+use crate::outbox::{Lines, STDIO_QUEUE_BYTES, outbox};
 use crate::questions::{Asker, Questions};
 use crate::runtime::{Elicitor, Runtime};
+
+/// Messages other than tool calls handled at once, per tool-call place.
+const QUICK_PER_CALL: usize = 4;
 
 /// After stdin closes, how long running calls may take to finish.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Serves MCP on stdin/stdout until stdin closes. With `trace`, each call's
-/// cost goes to stderr as a JSON line.
-pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
-    let (out, lines) = mpsc::unbounded_channel::<String>();
+/// Serves MCP on stdin/stdout until stdin closes, running at most
+/// `max_calls` tool calls at once. With `trace`, each call's cost goes to
+/// stderr as a JSON line.
+pub async fn serve(runtime: Arc<Runtime>, max_calls: usize, trace: bool) -> anyhow::Result<()> {
+    let (out, lines) = outbox(STDIO_QUEUE_BYTES);
     let writer = tokio::spawn(write_lines(lines));
+    let calls = Arc::new(Semaphore::new(max_calls));
+    let quick = Arc::new(Semaphore::new(QUICK_PER_CALL * max_calls));
     let questions = Arc::new(Questions::default());
     let session: Arc<Mutex<Option<String>>> = Arc::default();
     let flights = Arc::new(Flights::default());
@@ -43,24 +56,32 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
     let mut stdin = BufReader::new(tokio::io::stdin());
     let mut buffer = Vec::new();
     loop {
+        // Keeping pace with a client that reads slowly, or not at all.
+        if out.room().await.is_err() {
+            break;
+        }
         match read_message(&mut stdin, &mut buffer).await? {
             Line::End => break,
             Line::TooLong => {
-                let _ = out.send(error_response(
-                    &Value::Null,
-                    INVALID_REQUEST,
-                    "the message is larger than this server accepts",
-                ));
+                let _ = out
+                    .send(error_response(
+                        &Value::Null,
+                        INVALID_REQUEST,
+                        "the message is larger than this server accepts",
+                    ))
+                    .await;
                 continue;
             }
             Line::Message => {}
         }
         let Ok(text) = std::str::from_utf8(&buffer) else {
-            let _ = out.send(error_response(
-                &Value::Null,
-                PARSE_ERROR,
-                "Parse error: the message is not UTF-8",
-            ));
+            let _ = out
+                .send(error_response(
+                    &Value::Null,
+                    PARSE_ERROR,
+                    "Parse error: the message is not UTF-8",
+                ))
+                .await;
             continue;
         };
         let text = text.trim();
@@ -91,17 +112,39 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                             *lock(&session) = Some(new_session);
                         }
                         if let Some(response) = reply.response {
-                            let _ = out.send(response);
+                            let _ = out.send(response).await;
                         }
                     }
                     Err(failure) => {
                         if let Some(id) = id {
-                            let _ = out.send(error_response(id, INTERNAL_ERROR, &failure.0));
+                            let _ = out
+                                .send(error_response(id, INTERNAL_ERROR, &failure.0))
+                                .await;
                         }
                     }
                 }
             }
             _ => {
+                // A tool call takes one of the call places; past them it is refused at once.
+                let place = if method == Some("tools/call") {
+                    match calls.clone().try_acquire_owned() {
+                        Ok(place) => Some(place),
+                        Err(_) => {
+                            if let Some(id) = id {
+                                let _ = out
+                                    .send(error_response(id, INTERNAL_ERROR, &busy(max_calls)))
+                                    .await;
+                            }
+                            continue;
+                        }
+                    }
+                } else {
+                    // Anything else is quick: wait for a place rather than refuse.
+                    match quick.clone().acquire_owned().await {
+                        Ok(place) => Some(place),
+                        Err(_) => break,
+                    }
+                };
                 let runtime = runtime.clone();
                 let asker = Asker {
                     questions: questions.clone(),
@@ -119,6 +162,8 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                 let (cleared, clearance) = oneshot::channel::<()>();
                 let call_id = id.clone();
                 let handle = tasks.spawn(async move {
+                    // The call's place is held for as long as its work runs.
+                    let _place = place;
                     if clearance.await.is_err() {
                         return;
                     }
@@ -137,17 +182,15 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                     match outcome {
                         Ok(reply) => {
                             if let Some(response) = reply.response {
-                                let _ = out_for_task.send(response);
+                                let _ = out_for_task.send(response).await;
                             }
                         }
                         Err(failure) => {
                             eprintln!("rustpad-mcp: {}", failure.0);
                             if let Some(id) = &call_id {
-                                let _ = out_for_task.send(error_response(
-                                    id,
-                                    INTERNAL_ERROR,
-                                    &failure.0,
-                                ));
+                                let _ = out_for_task
+                                    .send(error_response(id, INTERNAL_ERROR, &failure.0))
+                                    .await;
                             }
                         }
                     }
@@ -158,7 +201,9 @@ pub async fn serve(runtime: Arc<Runtime>, trace: bool) -> anyhow::Result<()> {
                             let _ = cleared.send(());
                         }
                         Err(_) => {
-                            let _ = out.send(error_response(id, INVALID_REQUEST, DUPLICATE_ID));
+                            let _ = out
+                                .send(error_response(id, INVALID_REQUEST, DUPLICATE_ID))
+                                .await;
                         }
                     },
                     _ => {
@@ -240,9 +285,17 @@ async fn read_message(
     }
 }
 
-async fn write_lines(mut lines: mpsc::UnboundedReceiver<String>) {
+/// What a tool call past the limit is told.
+fn busy(max_calls: usize) -> String {
+    format!(
+        "Server busy: {max_calls} tool calls are already running, as many as this server runs at once (RUSTPAD_MCP_MAX_CALLS); retry when one has finished"
+    )
+}
+
+async fn write_lines(mut lines: Lines) {
     let mut stdout = tokio::io::stdout();
-    while let Some(line) = lines.recv().await {
+    while let Some(queued) = lines.next().await {
+        let line = &queued.line;
         let written = async {
             stdout.write_all(line.as_bytes()).await?;
             stdout.write_all(b"\n").await?;

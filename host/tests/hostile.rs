@@ -391,3 +391,187 @@ async fn a_cancellation_holding_an_unpaired_surrogate_still_cancels() {
         "answers after the cancellation"
     );
 }
+
+// -- bounded sockets, calls and memory -----------------------------------------------------
+
+/// What 8 calls on a flooding peer may cost the whole process, at its peak.
+const FLOOD_PEAK_RSS_LIMIT_KIB: u64 = 128 << 10;
+
+/// Sends every request first, then collects the replies by id, in any order.
+fn concurrently(session: &mut Session, calls: &[(u64, &str, Value)]) -> Vec<Value> {
+    for (id, tool, arguments) in calls {
+        session
+            .server
+            .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}}));
+    }
+    let mut replies: Vec<Option<Value>> = vec![None; calls.len()];
+    while replies.iter().any(Option::is_none) {
+        let reply = session
+            .server
+            .next(HANG_GUARD)
+            .expect("every call is answered within the hang guard");
+        if let Some(at) = calls.iter().position(|(id, ..)| reply["id"] == json!(id)) {
+            replies[at] = Some(reply);
+        }
+    }
+    replies.into_iter().flatten().collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_ping_flood_from_a_peer_that_never_reads_is_cut_off_with_bounded_memory() {
+    let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
+    let mut session = Session::start(&rustpad, &[]);
+    warm_up(&mut session, &rustpad);
+    rustpad.set_mode("pinged", "ping-flood").unwrap();
+    // Reads and writes alike: four of each.
+    let calls: Vec<(u64, &str, Value)> = (0..8)
+        .map(|n| match n % 2 {
+            0 => (1000 + n, "get_document_info", json!({"id": "pinged"})),
+            _ => (
+                1000 + n,
+                "append_to_document",
+                json!({"id": "pinged", "text": "x"}),
+            ),
+        })
+        .collect();
+    for reply in concurrently(&mut session, &calls) {
+        let message = failed(&reply["result"]);
+        assert!(message.contains("Rustpad stopped reading"), "{message}");
+    }
+    let peak = session.peak_rss_kib();
+    eprintln!("ping-flood, 8 calls: peak RSS {peak} KiB");
+    assert!(
+        peak < FLOOD_PEAK_RSS_LIMIT_KIB,
+        "peak RSS {peak} KiB, over {FLOOD_PEAK_RSS_LIMIT_KIB} KiB"
+    );
+    session.still_serves();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_past_the_memory_budget_are_refused_and_the_server_keeps_serving() {
+    let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
+    rustpad.set_mode("held", "never-answer").unwrap();
+    seed(&rustpad, "fine", "fine");
+    // Two held sockets (34 MiB each) and their instances fit in 80 MiB; a third socket does not.
+    let mut session = Session::start(&rustpad, &[("RUSTPAD_MCP_MAX_MEMORY", "80")]);
+    for id in [101, 102] {
+        session
+            .server
+            .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "get_document_info", "arguments": {"id": "held"}}}));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let refused = session.call("get_document_info", json!({"id": "fine"}));
+    let message = failed(&refused);
+    assert!(
+        message.contains("80 MiB, RUSTPAD_MCP_MAX_MEMORY") && message.contains("all in use"),
+        "{message}"
+    );
+    // Calls that need no socket still run, and the memory comes back when the held calls end.
+    session.still_serves();
+    for id in [101, 102] {
+        session.server.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id}}),
+        );
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    let info = session.call("get_document_info", json!({"id": "fine"}));
+    assert_eq!(succeeded(&info)["length_characters"], 4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_calls_past_the_stdio_limit_are_refused_at_once() {
+    let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
+    rustpad.set_mode("held", "never-answer").unwrap();
+    let mut session = Session::start(&rustpad, &[("RUSTPAD_MCP_MAX_CALLS", "2")]);
+    for id in [101, 102] {
+        session
+            .server
+            .send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "get_document_info", "arguments": {"id": "held"}}}));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let refused = session.request("tools/call", json!({"name": "get_stats", "arguments": {}}));
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("2 tool calls are already running")
+            && message.contains("RUSTPAD_MCP_MAX_CALLS"),
+        "{refused}"
+    );
+    // Other requests are not tool calls and still answer.
+    assert_eq!(session.request("ping", json!({}))["result"], json!({}));
+    session.server.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 101}}),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    let stats = session.call("get_stats", json!({}));
+    succeeded(&stats);
+}
+
+#[test]
+fn a_client_that_stops_reading_stdout_cannot_grow_the_writer() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    const REQUESTS: u64 = 20_000;
+    // Unbounded, 20,000 tools/list answers would be about 200 MB.
+    const LIMIT_KIB: u64 = 80 << 10;
+    let mut child = Command::new(common::BINARY)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("RUSTPAD_MCP_CACHE_DIR", common::cache_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+        writeln!(stdin, "{initialize}").unwrap();
+        writeln!(
+            stdin,
+            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+        )
+        .unwrap();
+        for id in 1..=REQUESTS {
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#
+            )
+            .unwrap();
+        }
+        stdin
+    });
+    // Nobody reads stdout for a while; the server must stop taking work, not pile answers up.
+    std::thread::sleep(Duration::from_secs(4));
+    let peak = peak_rss_kib(pid);
+    eprintln!("a client not reading stdout: peak RSS {peak} KiB");
+    assert!(
+        !writer.is_finished(),
+        "the server read every request without anyone reading its answers"
+    );
+    // Reading again, every answer arrives: the server was waiting, not stuck.
+    let mut answers = 0;
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while answers <= REQUESTS {
+        let line = lines
+            .next()
+            .expect("the server answers every request")
+            .unwrap();
+        assert!(line.contains("\"result\""), "{line}");
+        answers += 1;
+    }
+    drop(writer.join().unwrap());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        peak < LIMIT_KIB,
+        "peak RSS {peak} KiB, over {LIMIT_KIB} KiB"
+    );
+}

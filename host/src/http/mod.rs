@@ -39,7 +39,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value;
 use tokio::net::TcpListener;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
 use gate::{Admitted, Gate, Refusal};
@@ -52,6 +52,7 @@ use crate::jsonrpc::{
     MAX_MESSAGE_BYTES, METHOD_NOT_FOUND, MISSING_CAPABILITY, PARSE_ERROR, UNSUPPORTED_VERSION,
     error_response, key,
 };
+use crate::outbox::{CALL_QUEUE_BYTES, Lines, outbox};
 use crate::questions::Asker;
 use crate::runtime::{Elicitor, Reply, Runtime};
 
@@ -59,6 +60,7 @@ use crate::runtime::{Elicitor, Reply, Runtime};
 /// they get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
 const MAX_CONCURRENT_CALLS: usize = 64;
 const MAX_CALLS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
+const MAX_CALLS_LIMIT: usize = 100_000;
 /// The host settings that concern only `--http`.
 pub const SETTINGS: [&str; 3] = [
     gate::TOKEN_VARIABLE,
@@ -113,17 +115,12 @@ impl Limits {
     pub fn from_env(listen: SocketAddr) -> Result<Limits, String> {
         let lookup = |name: &str| std::env::var(name).ok();
         let gate = Gate::new(listen, lookup)?;
-        let max_calls = match lookup(MAX_CALLS_VARIABLE) {
-            None => MAX_CONCURRENT_CALLS,
-            Some(text) => match text.trim().parse::<usize>() {
-                Ok(n) if (1..=Semaphore::MAX_PERMITS).contains(&n) => n,
-                _ => {
-                    return Err(format!(
-                        "{MAX_CALLS_VARIABLE} must be a positive whole number, not {text:?}"
-                    ));
-                }
-            },
-        };
+        let max_calls = crate::settings::whole_number(
+            &lookup,
+            MAX_CALLS_VARIABLE,
+            MAX_CONCURRENT_CALLS,
+            1..=MAX_CALLS_LIMIT,
+        )?;
         Ok(Limits { gate, max_calls })
     }
 }
@@ -591,7 +588,7 @@ impl Server {
         dialogs: Option<Dialogs>,
         permit: Option<OwnedSemaphorePermit>,
     ) -> Result<Call, Grounded> {
-        let (out, questions) = mpsc::unbounded_channel();
+        let (out, questions) = outbox(CALL_QUEUE_BYTES);
         let elicitor: Option<Arc<dyn Elicitor>> = dialogs.map(|dialogs| match dialogs {
             Dialogs::Stream(questions) => Arc::new(Asker { questions, out }) as Arc<dyn Elicitor>,
             Dialogs::Refused => Arc::new(NoEventStream),
@@ -650,7 +647,7 @@ impl Elicitor for NoEventStream {
 struct Call {
     id: Value,
     task: JoinHandle<Result<Reply, String>>,
-    questions: mpsc::UnboundedReceiver<String>,
+    questions: Lines,
     session: Option<Arc<Session>>,
     flight: String,
 }
@@ -677,7 +674,7 @@ impl Call {
                 Err(stopped) if stopped.is_cancelled() => event_stream(stream::empty()),
                 Err(_) => finished(&self.id, Err("the call failed inside the host".into()), stateless),
             },
-            Some(question) = self.questions.recv() => self.stream(question),
+            Some(question) = self.questions.next() => self.stream(question.line),
         }
     }
 
@@ -700,7 +697,7 @@ impl Call {
                     };
                     Some((Ok(event(&response)), None))
                 }
-                Some(question) = call.questions.recv() => Some((Ok(event(&question)), Some(call))),
+                Some(question) = call.questions.next() => Some((Ok(event(&question.line)), Some(call))),
                 () = tokio::time::sleep(KEEPALIVE) => Some((Ok(Frame::data(Bytes::from_static(b": keepalive\n\n"))), Some(call))),
             }
         });

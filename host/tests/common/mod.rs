@@ -20,6 +20,11 @@ pub fn probe_component() -> PathBuf {
         .join("../target/guest/wasm32-wasip2/wasm/probe_guest.wasm")
 }
 
+/// The compile cache every spawned server shares.
+pub fn cache_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/component-cache")
+}
+
 pub struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -46,10 +51,7 @@ impl Server {
             .args(args)
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env(
-                "RUSTPAD_MCP_CACHE_DIR",
-                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/component-cache"),
-            )
+            .env("RUSTPAD_MCP_CACHE_DIR", cache_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

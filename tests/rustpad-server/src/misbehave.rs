@@ -81,6 +81,9 @@ pub enum Mode {
     HostileNames,
     /// `close-mid-snapshot`: Identity, the first half of the History frame's bytes, then close.
     CloseMidSnapshot,
+    /// `ping-flood`: Identity, then small Ping frames without pause, and never a byte read:
+    /// the pongs they ask for have nowhere to go.
+    PingFlood,
     /// `http-huge-body:MIB`: the text route answers with MIB MiB of `a`.
     HttpHugeBody(u64),
     /// `http-html-error:STATUS`: the text route answers STATUS with an HTML page.
@@ -116,6 +119,7 @@ pub const MODE_NAMES: &[&str] = &[
     "many-users:N",
     "hostile-names",
     "close-mid-snapshot",
+    "ping-flood",
     "http-huge-body:MIB",
     "http-html-error:STATUS",
     "http-redirect:URL",
@@ -186,6 +190,7 @@ impl FromStr for Mode {
             "binary-frame" => plain(Mode::BinaryFrame),
             "hostile-names" => plain(Mode::HostileNames),
             "close-mid-snapshot" => plain(Mode::CloseMidSnapshot),
+            "ping-flood" => plain(Mode::PingFlood),
             _ => Err(format!(
                 "unknown mode {name:?}; known modes: {}",
                 MODE_NAMES.join(", ")
@@ -220,6 +225,7 @@ impl fmt::Display for Mode {
             Mode::ManyUsers(n) => write!(f, "many-users:{n}"),
             Mode::HostileNames => f.write_str("hostile-names"),
             Mode::CloseMidSnapshot => f.write_str("close-mid-snapshot"),
+            Mode::PingFlood => f.write_str("ping-flood"),
             Mode::HttpHugeBody(mib) => write!(f, "http-huge-body:{mib}"),
             Mode::HttpHtmlError(status) => write!(f, "http-html-error:{}", status.as_u16()),
             Mode::HttpRedirect(url) => write!(f, "http-redirect:{url}"),
@@ -242,7 +248,10 @@ impl Mode {
 
     /// Whether the mode writes bytes no WebSocket library would, so it needs the bare socket.
     pub(crate) fn wants_raw_socket(&self) -> bool {
-        matches!(self, Mode::OversizedFrame | Mode::CloseMidSnapshot)
+        matches!(
+            self,
+            Mode::OversizedFrame | Mode::CloseMidSnapshot | Mode::PingFlood
+        )
     }
 
     /// The `/api/text/{id}` reply this mode substitutes, if it is an HTTP mode.
@@ -578,6 +587,19 @@ async fn raw_connection(
             io.shutdown().await?;
             let _ = tokio::time::timeout(Duration::from_secs(2), discard_until_eof(io)).await;
             Ok(())
+        }
+        Mode::PingFlood => {
+            // Ping frames with a four-byte payload, 64 KiB at a time, until the client goes.
+            let ping = [0x89, 4, b'p', b'i', b'n', b'g'];
+            let batch: Vec<u8> = ping
+                .iter()
+                .copied()
+                .cycle()
+                .take(ping.len() * 10_000)
+                .collect();
+            loop {
+                io.write_all(&batch).await?;
+            }
         }
         _ => unreachable!("only raw-socket modes come here"),
     }

@@ -1,0 +1,127 @@
+//! Messages on their way to the client, bounded in bytes.
+//!
+//! A client that stops reading must not make the server grow: every line
+//! waits for room before it is queued, and room comes back only once the line
+//! has been written. Readers of the client's messages wait for room too, so a
+//! client that keeps sending without reading is slowed to the pace at which it
+//! reads.
+
+use std::sync::Arc;
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+
+/// How much may wait for a stdio client, in bytes.
+pub const STDIO_QUEUE_BYTES: usize = 16 << 20;
+/// How much may wait on one HTTP call's event stream (it carries only questions).
+pub const CALL_QUEUE_BYTES: usize = 1 << 20;
+
+const UNIT_BYTES: usize = 1024;
+
+/// The sending side; clones share the same room.
+#[derive(Clone)]
+pub struct Outbox {
+    lines: mpsc::UnboundedSender<Queued>,
+    room: Arc<Semaphore>,
+    capacity: u32,
+}
+
+/// A line in the queue, holding its room until it is dropped (written).
+pub struct Queued {
+    pub line: String,
+    _room: OwnedSemaphorePermit,
+}
+
+/// The receiving side: the writer.
+pub struct Lines {
+    lines: mpsc::UnboundedReceiver<Queued>,
+    room: Arc<Semaphore>,
+}
+
+/// The client's side of the queue is gone.
+#[derive(Debug)]
+pub struct Closed;
+
+/// A queue holding at most `capacity_bytes` of lines (a longer line waits for
+/// the queue to empty, then goes alone).
+pub fn outbox(capacity_bytes: usize) -> (Outbox, Lines) {
+    let capacity = u32::try_from(capacity_bytes.div_ceil(UNIT_BYTES)).unwrap_or(u32::MAX);
+    let room = Arc::new(Semaphore::new(capacity as usize));
+    let (sender, receiver) = mpsc::unbounded_channel();
+    (
+        Outbox {
+            lines: sender,
+            room: room.clone(),
+            capacity,
+        },
+        Lines {
+            lines: receiver,
+            room,
+        },
+    )
+}
+
+impl Outbox {
+    /// Queues `line` once there is room for it.
+    pub async fn send(&self, line: String) -> Result<(), Closed> {
+        let units = u32::try_from(line.len().div_ceil(UNIT_BYTES))
+            .unwrap_or(u32::MAX)
+            .clamp(1, self.capacity);
+        let room = self
+            .room
+            .clone()
+            .acquire_many_owned(units)
+            .await
+            .map_err(|_| Closed)?;
+        self.lines
+            .send(Queued { line, _room: room })
+            .map_err(|_| Closed)
+    }
+
+    /// Waits until the queue has room again (for a reader to keep pace).
+    pub async fn room(&self) -> Result<(), Closed> {
+        self.room.acquire().await.map(drop).map_err(|_| Closed)
+    }
+}
+
+impl Lines {
+    pub async fn next(&mut self) -> Option<Queued> {
+        self.lines.recv().await
+    }
+}
+
+impl Drop for Lines {
+    /// Senders waiting for room learn that nobody will make any.
+    fn drop(&mut self) {
+        self.room.close();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_full_queue_waits_until_a_line_is_written() {
+        let (out, mut lines) = outbox(2 * UNIT_BYTES);
+        out.send("a".repeat(UNIT_BYTES)).await.unwrap();
+        out.send("b".repeat(UNIT_BYTES)).await.unwrap();
+        let third = tokio::time::timeout(Duration::from_millis(50), out.send("c".into())).await;
+        assert!(third.is_err(), "queued past the bound");
+        let first = lines.next().await.unwrap();
+        assert!(first.line.starts_with('a'));
+        drop(first);
+        out.send("c".into()).await.unwrap();
+        // A line longer than the whole queue goes once the queue is empty.
+        let waiting = tokio::spawn({
+            let out = out.clone();
+            async move { out.send("d".repeat(10 * UNIT_BYTES)).await }
+        });
+        drop(lines.next().await);
+        drop(lines.next().await);
+        waiting.await.unwrap().unwrap();
+        assert_eq!(lines.next().await.unwrap().line.len(), 10 * UNIT_BYTES);
+        drop(lines);
+        assert!(out.send("e".into()).await.is_err());
+    }
+}

@@ -1,0 +1,164 @@
+//! The host's own settings (`RUSTPAD_MCP_*`, never handed to the component):
+//! read strictly, so that a value that could be a typo stops startup, and
+//! named at startup when they would do nothing.
+
+/// Variables for the host itself, never handed to the component.
+pub const HOST_ONLY: &str = "RUSTPAD_MCP_";
+
+pub const CACHE_DIR: &str = "RUSTPAD_MCP_CACHE_DIR";
+pub const TRACE: &str = "RUSTPAD_MCP_TRACE";
+/// Tool calls running at once on stdio.
+pub const MAX_CALLS: &str = "RUSTPAD_MCP_MAX_CALLS";
+/// MiB that all running calls may hold together, on either transport.
+pub const MAX_MEMORY: &str = "RUSTPAD_MCP_MAX_MEMORY";
+
+/// The host's settings besides those of `--http`.
+const GENERAL: [&str; 4] = [CACHE_DIR, TRACE, MAX_CALLS, MAX_MEMORY];
+/// Settings that do nothing with `--http`, and what takes their place there.
+const STDIO_ONLY: [(&str, &str); 1] = [(MAX_CALLS, "RUSTPAD_MCP_HTTP_MAX_CALLS")];
+
+const DEFAULT_MAX_CALLS: usize = 16;
+const DEFAULT_MAX_MEMORY_MIB: usize = 2048;
+/// Less than this cannot hold one call with its socket.
+const MIN_MAX_MEMORY_MIB: usize = 64;
+const MAX_MAX_MEMORY_MIB: usize = 1 << 20;
+const MAX_MAX_CALLS: usize = 100_000;
+
+/// How much the host lets running calls take, on either transport.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Tool calls running at once on stdio.
+    pub stdio_calls: usize,
+    /// MiB all running calls may hold together.
+    pub memory_mib: usize,
+}
+
+impl Limits {
+    pub fn read(lookup: impl Fn(&str) -> Option<String>) -> Result<Limits, String> {
+        Ok(Limits {
+            stdio_calls: whole_number(&lookup, MAX_CALLS, DEFAULT_MAX_CALLS, 1..=MAX_MAX_CALLS)?,
+            memory_mib: whole_number(
+                &lookup,
+                MAX_MEMORY,
+                DEFAULT_MAX_MEMORY_MIB,
+                MIN_MAX_MEMORY_MIB..=MAX_MAX_MEMORY_MIB,
+            )?,
+        })
+    }
+}
+
+/// A whole-number setting within `range`, or `default` when unset.
+pub fn whole_number(
+    lookup: &impl Fn(&str) -> Option<String>,
+    name: &str,
+    default: usize,
+    range: std::ops::RangeInclusive<usize>,
+) -> Result<usize, String> {
+    let Some(text) = lookup(name) else {
+        return Ok(default);
+    };
+    match text.trim().parse::<usize>() {
+        Ok(n) if range.contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{name} must be a whole number from {} to {}, not {:?}",
+            range.start(),
+            range.end(),
+            text.chars().take(40).collect::<String>()
+        )),
+    }
+}
+
+/// A notice for every host variable that does nothing: a name that is not a
+/// setting (likely a typo), or a setting of the other transport. The
+/// component names its own (`RUSTPAD_*`) the same way.
+pub fn notices(names: impl Iterator<Item = String>, serving_http: bool) -> Vec<String> {
+    let mut known: Vec<&str> = GENERAL.to_vec();
+    known.extend(crate::http::SETTINGS);
+    names
+        .filter(|name| name.starts_with(HOST_ONLY))
+        .filter_map(|name| {
+            let shown: String = name.escape_debug().take(64).collect();
+            if !known.contains(&name.as_str()) {
+                Some(format!(
+                    "rustpad-mcp: {shown} is not a setting of this server and is ignored; the host's settings are {}",
+                    known.join(", ")
+                ))
+            } else if crate::http::SETTINGS.contains(&name.as_str()) && !serving_http {
+                Some(format!(
+                    "rustpad-mcp: {shown} applies only with --http and is ignored on stdio"
+                ))
+            } else if let Some((_, instead)) = STDIO_ONLY
+                .iter()
+                .find(|(stdio, _)| *stdio == name && serving_http)
+            {
+                Some(format!(
+                    "rustpad-mcp: {shown} applies only on stdio and is ignored with --http, where {instead} sets the limit"
+                ))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn host_variables_that_do_nothing_are_named() {
+        let given = names(&[
+            "RUSTPAD_MCP_HTTP_TOKNE",
+            "RUSTPAD_MCP_HTTP_TOKEN",
+            "RUSTPAD_MCP_TRACE",
+            "RUSTPAD_MCP_MAX_CALLS",
+            "RUSTPAD_URL",
+            "HOME",
+        ]);
+        let on_stdio = notices(given.clone().into_iter(), false);
+        assert_eq!(on_stdio.len(), 2, "{on_stdio:?}");
+        assert!(on_stdio[0].contains("RUSTPAD_MCP_HTTP_TOKNE is not a setting"));
+        assert!(on_stdio[0].contains("RUSTPAD_MCP_HTTP_MAX_CALLS"));
+        assert!(on_stdio[1].contains("RUSTPAD_MCP_HTTP_TOKEN applies only with --http"));
+        let on_http = notices(given.into_iter(), true);
+        assert_eq!(on_http.len(), 2, "{on_http:?}");
+        assert!(on_http[1].contains("RUSTPAD_MCP_MAX_CALLS applies only on stdio"));
+    }
+
+    #[test]
+    fn limits_are_whole_numbers_in_range() {
+        let limits = |pairs: &[(&str, &str)]| {
+            let pairs: Vec<(String, String)> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Limits::read(|name| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            })
+        };
+        assert_eq!(
+            limits(&[]).unwrap(),
+            Limits {
+                stdio_calls: DEFAULT_MAX_CALLS,
+                memory_mib: DEFAULT_MAX_MEMORY_MIB
+            }
+        );
+        assert_eq!(limits(&[(MAX_MEMORY, " 80 ")]).unwrap().memory_mib, 80);
+        for bad in ["0", "63", "-1", "1.5", "lots", ""] {
+            let refusal = limits(&[(MAX_MEMORY, bad)]).unwrap_err();
+            assert!(
+                refusal.contains("RUSTPAD_MCP_MAX_MEMORY must be"),
+                "{refusal}"
+            );
+        }
+        assert!(limits(&[(MAX_CALLS, "0")]).is_err());
+        assert_eq!(limits(&[(MAX_CALLS, "2")]).unwrap().stdio_calls, 2);
+    }
+}
