@@ -117,6 +117,22 @@ def test_a_read_only_typo_stops_startup(rustpad):
     refuses(run_server(env, legacy_session()), "RUSTPAD_READ_ONLY")
 
 
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("RUSTPAD_MCP_MAX_MEMORY", "10"),
+        ("RUSTPAD_MCP_MAX_MEMORY", "2GB"),
+        ("RUSTPAD_MCP_MAX_CALLS", "0"),
+        ("RUSTPAD_MCP_MAX_CALLS", "many"),
+    ],
+)
+def test_a_host_limit_that_is_not_a_number_in_range_stops_startup(rustpad, variable, value):
+    run = run_server(minimal_env(RUSTPAD_URL=rustpad.url, **{variable: value}), legacy_session())
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == ""
+    assert f"{variable} must be a whole number from" in run.stderr, run.stderr
+
+
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("value", ["true", "1", "YES"])
 async def test_read_only_lists_exactly_the_three_read_tools(open_client, era, value):

@@ -805,6 +805,13 @@ def test_host_variables_that_do_nothing_are_named_at_startup(rustpad: RustpadSer
     assert done.returncode == 0
     assert "RUSTPAD_MCP_HTTP_TOKEN applies only with --http" in done.stderr
     assert "RUSTPAD_MCP_HTTP_ORIGNS is not a setting of this server" in done.stderr
+    # And the other way round: the stdio call limit does nothing with --http.
+    with http_server(rustpad, RUSTPAD_MCP_MAX_CALLS="4") as server:
+        assert any(
+            "RUSTPAD_MCP_MAX_CALLS applies only on stdio" in line
+            and "RUSTPAD_MCP_HTTP_MAX_CALLS" in line
+            for line in server.stderr
+        ), server.stderr
 
 
 def test_with_a_token_every_request_must_carry_it(rustpad: RustpadServer):
