@@ -144,8 +144,9 @@ def exchange(
     method: str = "POST",
     headers: Mapping[str, str] | None = None,
     replace_headers: bool = False,
+    timeout: float = HANG_GUARD_SECONDS,
 ) -> Exchange:
-    """Sends one request to `url` and reads the whole answer."""
+    """Sends one request to `url` and reads the whole answer (or fails after `timeout`)."""
     host, port_path = url.removeprefix("http://").split(":", 1)
     port, _, path = port_path.partition("/")
     if isinstance(body, Mapping):
@@ -153,7 +154,7 @@ def exchange(
     if isinstance(body, str):
         body = body.encode()
     sent = dict(headers or {}) if replace_headers else {**JSON_HEADERS, **(headers or {})}
-    connection = http.client.HTTPConnection(host, int(port), timeout=HANG_GUARD_SECONDS)
+    connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
     try:
         connection.request(method, "/" + path, body=body, headers=sent)
         response = connection.getresponse()

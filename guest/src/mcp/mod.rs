@@ -10,6 +10,8 @@
 //! envelope differs. Cancellation (`notifications/cancelled`) is carried out
 //! by the host, which drops the instance working on that request.
 
+mod answers;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -103,6 +105,9 @@ struct Request {
     /// The message escaped an unpaired UTF-16 surrogate (`"\ud800"`), which
     /// no Rust string can hold; it was read with U+FFFD in its place.
     lone_surrogates: bool,
+    /// `inputResponses` given twice or giving a key twice: no answer can be
+    /// read from it with certainty.
+    ambiguous_answers: bool,
 }
 
 struct RpcError {
@@ -252,6 +257,7 @@ fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, RpcError)> {
         method,
         params,
         lone_surrogates,
+        ambiguous_answers: answers::input_responses_are_ambiguous(message),
     }))
 }
 
@@ -405,6 +411,10 @@ fn modern(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outc
         "tools/call" => {
             let responses = match request.params.get("inputResponses") {
                 None | Some(Value::Null) => None,
+                // An answer that could be read two ways is one nobody understood.
+                Some(_) if request.ambiguous_answers => {
+                    Some(Map::from_iter([(ANSWER_KEY.to_string(), Value::Null)]))
+                }
                 Some(Value::Object(responses)) => Some(responses.clone()),
                 Some(_) => {
                     return Err(RpcError::new(
@@ -598,7 +608,7 @@ fn call_tool(config: &Config, request: &Request, mut context: CallContext) -> Ou
             }));
         }
         let answer = match crate::elicitation::ask(&question.params.to_string()) {
-            Ok(answer) => serde_json::from_str(&answer).unwrap_or(Value::Null),
+            Ok(answer) => answers::read(&answer),
             Err(reason) => {
                 return Ok(result::failure(&result::ToolError::new(format!(
                     "rustpad-mcp: could not ask a person to confirm ({}); nothing was changed",

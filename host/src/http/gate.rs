@@ -13,11 +13,14 @@
 //! - Without a token, a request that came through a proxy (`Forwarded`,
 //!   `X-Forwarded-For`, `X-Real-IP`) is refused: a loopback listener without a
 //!   token trusts whoever can connect, and a proxy connects for everyone.
+//! - Ambiguity is refused rather than read one way: several `Origin` or
+//!   `Host` headers, or a request target in absolute form
+//!   (`POST http://elsewhere/mcp`) naming another authority than `Host`.
 
 use std::net::{IpAddr, SocketAddr};
 
 use http::header::{AUTHORIZATION, HOST, ORIGIN};
-use http::{HeaderMap, HeaderValue};
+use http::{HeaderMap, HeaderValue, Uri};
 use subtle::ConstantTimeEq;
 
 /// The variable holding the bearer token clients must present.
@@ -46,6 +49,10 @@ pub enum Refusal {
     Host(String),
     /// Forwarded by a proxy to a server that has no token.
     Proxied,
+    /// More than one `Origin` header: which one a browser meant is unknowable.
+    SeveralOrigins,
+    /// A request target or `Host` that does not name one authority.
+    Target(String),
 }
 
 /// A request let through: the browser origin it came from, if any, which the
@@ -107,8 +114,8 @@ impl Gate {
         self.token.is_some()
     }
 
-    /// Lets a request through, or says why not.
-    pub fn admit(&self, headers: &HeaderMap) -> Result<Admitted, Refusal> {
+    /// Lets a request for `target` through, or says why not.
+    pub fn admit(&self, target: &Uri, headers: &HeaderMap) -> Result<Admitted, Refusal> {
         match &self.token {
             Some(token) => {
                 let presented = headers
@@ -126,13 +133,14 @@ impl Gate {
                 }
             }
         }
-        self.preflight(headers)
+        self.preflight(target, headers)
     }
 
     /// The checks a browser's CORS preflight (`OPTIONS`) must pass. It
     /// carries no credentials, so the token is not asked for; the request
     /// that follows is checked in full.
-    pub fn preflight(&self, headers: &HeaderMap) -> Result<Admitted, Refusal> {
+    pub fn preflight(&self, target: &Uri, headers: &HeaderMap) -> Result<Admitted, Refusal> {
+        check_target(target, headers)?;
         if self.loopback {
             let host = headers
                 .get(HOST)
@@ -142,9 +150,13 @@ impl Gate {
                 return Err(Refusal::Host(host.to_string()));
             }
         }
-        let Some(origin) = headers.get(ORIGIN) else {
+        let mut origins = headers.get_all(ORIGIN).iter();
+        let Some(origin) = origins.next() else {
             return Ok(Admitted { origin: None });
         };
+        if origins.next().is_some() {
+            return Err(Refusal::SeveralOrigins);
+        }
         let text = origin.to_str().unwrap_or_default();
         match origin_url(text) {
             // Listed: the operator wants pages there to use the server.
@@ -158,6 +170,41 @@ impl Gate {
             Some(url) if is_loopback_url(&url) => Ok(Admitted { origin: None }),
             _ => Err(Refusal::Origin(text.to_string())),
         }
+    }
+}
+
+/// One `Host` header at most, and a target in absolute form naming the same
+/// authority (host and port, the scheme's default filled in) as `Host`.
+fn check_target(target: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+    let mut hosts = headers.get_all(HOST).iter();
+    let host = hosts.next();
+    if hosts.next().is_some() {
+        return Err(Refusal::Target(
+            "the request carries more than one Host header".into(),
+        ));
+    }
+    let Some(named) = target.authority() else {
+        return Ok(());
+    };
+    let default_port = if target.scheme_str() == Some("https") {
+        443
+    } else {
+        80
+    };
+    let port = |authority: &http::uri::Authority| authority.port_u16().unwrap_or(default_port);
+    let host = host
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.parse::<http::uri::Authority>().ok());
+    match host {
+        Some(host)
+            if host.host().eq_ignore_ascii_case(named.host()) && port(&host) == port(named) =>
+        {
+            Ok(())
+        }
+        _ => Err(Refusal::Target(format!(
+            "the request target names {:?}, which is not the authority its Host header names",
+            named.as_str().chars().take(100).collect::<String>()
+        ))),
     }
 }
 
@@ -221,6 +268,11 @@ mod tests {
 
     const TOKEN: &str = "0123456789abcdef0123456789abcdef";
 
+    /// The usual request target, in origin form.
+    fn mcp() -> Uri {
+        Uri::from_static("/mcp")
+    }
+
     fn gate(listen: &str, vars: &[(&str, &str)]) -> Result<Gate, String> {
         let vars: Vec<(String, String)> = vars
             .iter()
@@ -268,7 +320,11 @@ mod tests {
             "[::1]:8080",
             "[::1]",
         ] {
-            assert_eq!(gate.admit(&headers(&[(HOST, host)])), PASSED, "{host}");
+            assert_eq!(
+                gate.admit(&mcp(), &headers(&[(HOST, host)])),
+                PASSED,
+                "{host}"
+            );
         }
         for host in [
             "evil.example:8080",
@@ -280,7 +336,10 @@ mod tests {
             "[::ffff:127.0.0.1]",
         ] {
             assert!(
-                matches!(gate.admit(&headers(&[(HOST, host)])), Err(Refusal::Host(_))),
+                matches!(
+                    gate.admit(&mcp(), &headers(&[(HOST, host)])),
+                    Err(Refusal::Host(_))
+                ),
                 "{host}"
             );
         }
@@ -296,7 +355,12 @@ mod tests {
             )],
         )
         .unwrap();
-        let from = |origin| gate.admit(&headers(&[(HOST, "127.0.0.1:8080"), (ORIGIN, origin)]));
+        let from = |origin| {
+            gate.admit(
+                &mcp(),
+                &headers(&[(HOST, "127.0.0.1:8080"), (ORIGIN, origin)]),
+            )
+        };
         for listed in [
             "https://chat.example.net",
             "https://CHAT.example.net:443",
@@ -333,7 +397,10 @@ mod tests {
         let gate = gate("0.0.0.0:8080", &[(TOKEN_VARIABLE, TOKEN)]).unwrap();
         for scheme in ["Bearer", "bearer", "BEARER"] {
             let presented = format!("{scheme} {TOKEN}");
-            assert_eq!(gate.admit(&headers(&[(AUTHORIZATION, &presented)])), PASSED);
+            assert_eq!(
+                gate.admit(&mcp(), &headers(&[(AUTHORIZATION, &presented)])),
+                PASSED
+            );
         }
         for wrong in [
             "",
@@ -348,17 +415,20 @@ mod tests {
                 headers(&[(AUTHORIZATION, wrong)])
             };
             assert_eq!(
-                gate.admit(&presented),
+                gate.admit(&mcp(), &presented),
                 Err(Refusal::Unauthorized),
                 "{wrong:?}"
             );
         }
         // Without the token, a refused origin is not even looked at.
         let from_elsewhere = headers(&[(ORIGIN, "https://evil.example")]);
-        assert_eq!(gate.admit(&from_elsewhere), Err(Refusal::Unauthorized));
+        assert_eq!(
+            gate.admit(&mcp(), &from_elsewhere),
+            Err(Refusal::Unauthorized)
+        );
         // A preflight carries no token; its origin decides.
         assert!(matches!(
-            gate.preflight(&from_elsewhere),
+            gate.preflight(&mcp(), &from_elsewhere),
             Err(Refusal::Origin(_))
         ));
     }
@@ -371,7 +441,11 @@ mod tests {
                 (HOST, "127.0.0.1:8080"),
                 (http::HeaderName::from_static(header), "203.0.113.9"),
             ]);
-            assert_eq!(open.admit(&proxied), Err(Refusal::Proxied), "{header}");
+            assert_eq!(
+                open.admit(&mcp(), &proxied),
+                Err(Refusal::Proxied),
+                "{header}"
+            );
         }
         let guarded = gate("127.0.0.1:8080", &[(TOKEN_VARIABLE, TOKEN)]).unwrap();
         let bearer = format!("Bearer {TOKEN}");
@@ -383,6 +457,42 @@ mod tests {
                 "203.0.113.9",
             ),
         ]);
-        assert_eq!(guarded.admit(&proxied), PASSED);
+        assert_eq!(guarded.admit(&mcp(), &proxied), PASSED);
+    }
+
+    #[test]
+    fn ambiguous_origins_hosts_and_targets_are_refused() {
+        let gate = gate("127.0.0.1:8080", &[]).unwrap();
+        let mut two_origins = headers(&[(HOST, "127.0.0.1:8080")]);
+        two_origins.append(ORIGIN, HeaderValue::from_static("http://localhost:1"));
+        two_origins.append(ORIGIN, HeaderValue::from_static("https://evil.example"));
+        assert_eq!(
+            gate.admit(&mcp(), &two_origins),
+            Err(Refusal::SeveralOrigins)
+        );
+        let mut two_hosts = headers(&[(HOST, "127.0.0.1:8080")]);
+        two_hosts.append(HOST, HeaderValue::from_static("localhost:8080"));
+        assert!(matches!(
+            gate.admit(&mcp(), &two_hosts),
+            Err(Refusal::Target(_))
+        ));
+        let local = headers(&[(HOST, "localhost:8080")]);
+        let foreign = Uri::from_static("http://evil.example/mcp");
+        assert!(matches!(
+            gate.admit(&foreign, &local),
+            Err(Refusal::Target(_))
+        ));
+        let other_port = Uri::from_static("http://localhost:9090/mcp");
+        assert!(matches!(
+            gate.admit(&other_port, &local),
+            Err(Refusal::Target(_))
+        ));
+        let same = Uri::from_static("http://LOCALHOST:8080/mcp");
+        assert_eq!(gate.admit(&same, &local), PASSED);
+        let default_port = headers(&[(HOST, "localhost")]);
+        assert_eq!(
+            gate.admit(&Uri::from_static("http://localhost:80/mcp"), &default_port),
+            PASSED
+        );
     }
 }

@@ -11,6 +11,7 @@
 //! `Host`, `Origin`), size and time limits, and a bound on concurrent tool
 //! calls. Closing a response early cancels its call.
 
+mod connections;
 mod gate;
 mod headers;
 mod sessions;
@@ -42,6 +43,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
+use connections::{Connections, Place};
 use gate::{Admitted, Gate, Refusal};
 use headers::{Claims, PROTOCOL_VERSION, SESSION_ID};
 use sessions::{Session, Sessions};
@@ -67,8 +69,6 @@ pub const SETTINGS: [&str; 3] = [
     gate::ORIGINS_VARIABLE,
     MAX_CALLS_VARIABLE,
 ];
-/// Open connections; past it, new ones wait to be accepted.
-const MAX_CONNECTIONS: usize = 512;
 /// Request bodies being received at once, in KiB: what slow or large uploads
 /// may hold in memory together before more are turned away.
 const BODY_BUDGET_KIB: usize = 256 << 10;
@@ -170,9 +170,8 @@ pub async fn serve(
         bodies: Arc::new(Semaphore::new(BODY_BUDGET_KIB)),
         trace,
     });
-    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let connections = Arc::new(Connections::default());
     loop {
-        let permit = connections.clone().acquire_owned().await?;
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(error) => {
@@ -183,18 +182,29 @@ pub async fn serve(
             }
         };
         let server = server.clone();
-        tokio::spawn(async move {
+        // The connection starts once it has its place, so a newcomer pushed
+        // out at once never runs without one.
+        let (seat, seated) = tokio::sync::oneshot::channel::<Place>();
+        let task = tokio::spawn(async move {
+            let Ok(place) = seated.await else {
+                return;
+            };
+            let place = Arc::new(place);
+            let for_requests = place.clone();
             let service = service_fn(move |request| {
-                let server = server.clone();
-                async move { Ok::<_, Infallible>(server.respond(request).await) }
+                let (server, place) = (server.clone(), for_requests.clone());
+                async move { Ok::<_, Infallible>(server.respond(request, &place).await) }
             });
-            let _ = http1::Builder::new()
+            let serving = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-            drop(permit);
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                _ = serving => {}
+                () = place.stranger_deadline() => {}
+            }
         });
+        let _ = seat.send(connections.arrive(task.abort_handle()));
     }
 }
 
@@ -239,26 +249,36 @@ struct Message {
 }
 
 impl Server {
-    async fn respond(&self, request: Request<Incoming>) -> Response<Body> {
+    async fn respond(&self, request: Request<Incoming>, place: &Place) -> Response<Body> {
         if request.method() == Method::OPTIONS {
-            return match self.gate.preflight(request.headers()) {
+            return match self.gate.preflight(request.uri(), request.headers()) {
                 Ok(admitted) => with_cors(preflight_answer(), &admitted),
                 Err(refusal) => refused(refusal),
             };
         }
-        let admitted = match self.gate.admit(request.headers()) {
+        let admitted = match self.gate.admit(request.uri(), request.headers()) {
             Ok(admitted) => admitted,
             // A page at a listed origin must be able to read the 401 to know
             // it needs a token.
             Err(Refusal::Unauthorized) => {
                 let refusal = refused(Refusal::Unauthorized);
-                return match self.gate.preflight(request.headers()) {
+                return match self.gate.preflight(request.uri(), request.headers()) {
                     Ok(admitted) => with_cors(refusal, &admitted),
                     Err(_) => refusal,
                 };
             }
             Err(refusal) => return refused(refusal),
         };
+        if place.admit().is_err() {
+            let mut response = plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Server busy: every connection this server keeps is taken; reuse an open one, or retry shortly\n",
+            );
+            let headers = response.headers_mut();
+            headers.insert(RETRY_AFTER, HeaderValue::from_static("1"));
+            headers.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
         let response = if request.uri().path() != "/mcp" {
             plain(StatusCode::NOT_FOUND, "Not found: MCP is served at /mcp\n")
         } else {
@@ -876,6 +896,14 @@ fn refused(refusal: Refusal) -> Response<Body> {
             &format!(
                 "Forbidden: this server listens on loopback and answers only to localhost, not to Host {host:?}\n"
             ),
+        ),
+        Refusal::SeveralOrigins => plain(
+            StatusCode::FORBIDDEN,
+            "Forbidden: the request carries more than one Origin header\n",
+        ),
+        Refusal::Target(problem) => plain(
+            StatusCode::BAD_REQUEST,
+            &format!("Bad request: {problem}\n"),
         ),
         Refusal::Proxied => plain(
             StatusCode::FORBIDDEN,
