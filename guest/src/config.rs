@@ -131,6 +131,9 @@ pub struct Config {
     pub tools: Vec<ToolName>,
     /// Signs question states and confirmation tokens (see [`crate::guard::seal`]).
     pub seal_key: Vec<u8>,
+    /// The key lives only as long as this process (the host said
+    /// `RUSTPAD_SEAL_KEY_SCOPE=process`): a token from before a restart cannot verify.
+    pub seal_key_per_process: bool,
     notices: Vec<String>,
 }
 
@@ -143,6 +146,9 @@ const VARIABLES: [&str; 6] = [
     "RUSTPAD_DENY_TOOLS",
     "RUSTPAD_SEAL_KEY",
 ];
+
+/// Variables the host sets for the component, which are not the operator's settings.
+const HOST_PROVIDED: [&str; 1] = ["RUSTPAD_SEAL_KEY_SCOPE"];
 
 /// What the host needs to know to serve: the origin to allow, TLS, messages.
 pub struct Startup {
@@ -192,6 +198,7 @@ impl Config {
             }
         };
         let seal_key = parse_seal_key(get("RUSTPAD_SEAL_KEY").as_deref(), &mut notices)?;
+        let seal_key_per_process = get("RUSTPAD_SEAL_KEY_SCOPE").as_deref() == Some("process");
         let tools = catalogue::select(
             get("RUSTPAD_ALLOW_TOOLS").as_deref(),
             get("RUSTPAD_DENY_TOOLS").as_deref(),
@@ -220,6 +227,7 @@ impl Config {
             elicitation,
             tools,
             seal_key,
+            seal_key_per_process,
             notices,
         })
     }
@@ -229,7 +237,11 @@ impl Config {
     pub fn startup(self) -> Startup {
         let unknown = std::env::vars_os()
             .filter_map(|(name, _)| name.into_string().ok())
-            .filter(|name| name.starts_with("RUSTPAD_") && !VARIABLES.contains(&name.as_str()))
+            .filter(|name| {
+                name.starts_with("RUSTPAD_")
+                    && !VARIABLES.contains(&name.as_str())
+                    && !HOST_PROVIDED.contains(&name.as_str())
+            })
             .map(|name| {
                 format!(
                     "rustpad-mcp: {} is not a setting of this server and is ignored; the settings are {}",

@@ -20,6 +20,7 @@ mod settings;
 mod single_use;
 mod stdio;
 mod tally;
+mod user_state;
 pub mod websocket;
 
 use std::path::PathBuf;
@@ -56,8 +57,10 @@ Environment:
   ELICITATION            true (default) or false: false swaps the approval dialog
                          for a two-call confirmation token
   RUSTPAD_SEAL_KEY       key (32+ characters) that signs confirmation questions and
-                         tokens; random per process unless set. Give replicas
-                         behind one gateway the same key.
+                         tokens. Unset: on stdio a key kept for this user in
+                         $XDG_STATE_HOME/rustpad-mcp (or ~/.local/state/rustpad-mcp),
+                         so tokens survive a restart; with --http random per
+                         process. Give replicas behind one gateway the same key.
   RUSTPAD_MCP_TRACE      1: one JSON line per call on stderr with its timing
                          (total, instantiation, waiting on Rustpad, guest fuel)
   RUSTPAD_MCP_CACHE_DIR  where the compiled component is cached
@@ -76,12 +79,14 @@ With --http:
                             (default 64); more get 503 and Retry-After
 ";
 
-/// The variable that carries the key sealing confirmation state.
+/// The variable that carries the key sealing confirmation state, and the
+/// one telling the component who holds that key.
 const SEAL_KEY: &str = "RUSTPAD_SEAL_KEY";
+const SEAL_KEY_SCOPE: &str = "RUSTPAD_SEAL_KEY_SCOPE";
 
 /// The environment the component sees: its configuration and nothing else,
-/// plus a random seal key for this process unless the operator set one.
-fn component_env() -> anyhow::Result<Vec<(String, String)>> {
+/// with the seal key `seal` chose and who holds it.
+fn component_env(seal: &user_state::Seal) -> Vec<(String, String)> {
     // vars_os: a stray variable that is not UTF-8 must not stop the server.
     let mut env: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
@@ -89,19 +94,11 @@ fn component_env() -> anyhow::Result<Vec<(String, String)>> {
             (name.starts_with("RUSTPAD_") && !name.starts_with(settings::HOST_ONLY))
                 || name == "ELICITATION"
         })
+        .filter(|(name, _)| name != SEAL_KEY && name != SEAL_KEY_SCOPE)
         .collect();
-    if !env
-        .iter()
-        .any(|(name, value)| name == SEAL_KEY && !value.trim().is_empty())
-    {
-        let mut key = [0u8; 32];
-        getrandom::fill(&mut key)
-            .map_err(|e| anyhow::anyhow!("no randomness for the seal key: {e}"))?;
-        let key: String = key.iter().map(|b| format!("{b:02x}")).collect();
-        env.retain(|(name, _)| name != SEAL_KEY);
-        env.push((SEAL_KEY.into(), key));
-    }
-    Ok(env)
+    env.push((SEAL_KEY.into(), seal.key.clone()));
+    env.push((SEAL_KEY_SCOPE.into(), seal.scope.name().into()));
+    env
 }
 
 fn main() -> ExitCode {
@@ -223,12 +220,23 @@ async fn run(
     transport: Transport,
     limits: settings::Limits,
 ) -> ExitCode {
-    let loaded = component_env().and_then(|env| match &component {
-        None => Runtime::load(env, limits.memory_mib),
+    let serving_http = matches!(transport, Transport::Http(..));
+    let seal = match user_state::seal(std::env::var(SEAL_KEY).ok(), serving_http, |name| {
+        std::env::var(name).ok()
+    }) {
+        Ok(seal) => seal,
+        Err(problem) => {
+            eprintln!("rustpad-mcp: fatal error: {problem}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let env = component_env(&seal);
+    let loaded = match &component {
+        None => Runtime::load(env, seal.spent, limits.memory_mib),
         Some(path) => std::fs::read(path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
-            .and_then(|wasm| Runtime::load_bytes(&wasm, env, limits.memory_mib)),
-    });
+            .and_then(|wasm| Runtime::load_bytes(&wasm, env, seal.spent, limits.memory_mib)),
+    };
     let mut runtime = match loaded {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -248,10 +256,10 @@ async fn run(
         }
     };
     let names = std::env::vars_os().filter_map(|(name, _)| name.into_string().ok());
-    let serving_http = matches!(transport, Transport::Http(..));
     for notice in startup
         .notices
         .iter()
+        .chain(&seal.notice)
         .chain(&settings::notices(names, serving_http))
     {
         eprintln!("{notice}");

@@ -342,13 +342,19 @@ pub struct Runtime {
 impl Runtime {
     /// Loads the embedded component. `env` is all the environment it sees;
     /// all running calls together may hold `memory_mib`.
-    pub fn load(env: Vec<(String, String)>, memory_mib: usize) -> anyhow::Result<Runtime> {
-        Runtime::load_bytes(GUEST, env, memory_mib)
+    /// Spent ids are kept in `spent`.
+    pub fn load(
+        env: Vec<(String, String)>,
+        spent: SpentIds,
+        memory_mib: usize,
+    ) -> anyhow::Result<Runtime> {
+        Runtime::load_bytes(GUEST, env, spent, memory_mib)
     }
 
     pub fn load_bytes(
         wasm: &[u8],
         env: Vec<(String, String)>,
+        spent: SpentIds,
         memory_mib: usize,
     ) -> anyhow::Result<Runtime> {
         let mut config = Config::new();
@@ -371,7 +377,7 @@ impl Runtime {
             pre,
             env,
             egress: Egress::new(None, false),
-            spent: Arc::new(SpentIds::default()),
+            spent: Arc::new(spent),
             tallies: Arc::new(Tallies::default()),
             budget: Arc::new(MemoryBudget::new(memory_mib)),
         })

@@ -1,27 +1,36 @@
 //! Ids spent once: the memory behind one-time approvals, shared by every
 //! instance in the process (each call runs in a fresh instance that keeps
-//! nothing).
+//! nothing), and on stdio by every process of the user (see
+//! [`crate::user_state`]).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// More live ids than any honest use produces; past it, spends fail closed.
-const MAX_LIVE_IDS: usize = 100_000;
+use crate::user_state::{MAX_LIVE_IDS, SpentFile};
 
-#[derive(Default)]
-pub struct SpentIds {
-    spent: Mutex<HashMap<String, Instant>>,
+pub enum SpentIds {
+    /// This process's own record.
+    InMemory(Mutex<HashMap<String, Instant>>),
+    /// The record every process of this user keeps, in a file.
+    Shared(SpentFile),
+}
+
+impl Default for SpentIds {
+    fn default() -> SpentIds {
+        SpentIds::InMemory(Mutex::default())
+    }
 }
 
 impl SpentIds {
     /// True the first time `id` is spent within `ttl`; false while it is spent.
     pub fn spend(&self, id: String, ttl: Duration) -> bool {
+        let spent = match self {
+            SpentIds::Shared(file) => return file.spend(&id, ttl),
+            SpentIds::InMemory(spent) => spent,
+        };
         let now = Instant::now();
-        let mut spent = self
-            .spent
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut spent = crate::lock(spent);
         if spent.get(&id).is_some_and(|expiry| *expiry > now) {
             return false;
         }

@@ -125,10 +125,15 @@ async fn the_component_sees_no_files_and_only_its_configuration() {
         .map(|n| n.trim_matches('"'))
         .collect();
     names.sort_unstable();
-    // The host's own RUSTPAD_MCP_CACHE_DIR (set by the driver) and PATH stay outside.
+    // The host's own RUSTPAD_MCP_CACHE_DIR, XDG_STATE_HOME (set by the driver) and PATH stay outside.
     assert_eq!(
         names,
-        ["RUSTPAD_READ_ONLY", "RUSTPAD_SEAL_KEY", "RUSTPAD_URL"]
+        [
+            "RUSTPAD_READ_ONLY",
+            "RUSTPAD_SEAL_KEY",
+            "RUSTPAD_SEAL_KEY_SCOPE",
+            "RUSTPAD_URL"
+        ]
     );
 }
 

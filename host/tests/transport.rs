@@ -134,6 +134,8 @@ fn help_lists_every_setting_and_version_names_the_release() {
         "RUSTPAD_DENY_TOOLS",
         "ELICITATION",
         "RUSTPAD_SEAL_KEY",
+        "RUSTPAD_MCP_MAX_MEMORY",
+        "RUSTPAD_MCP_MAX_CALLS",
         "--check",
     ] {
         assert!(help.contains(setting), "--help lacks {setting}");

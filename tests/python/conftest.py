@@ -43,6 +43,9 @@ CACHE_DIR = Path(
     os.environ.get("RUSTPAD_MCP_CACHE_DIR") or ROOT / "target" / "rustpad-mcp-test-cache"
 )
 
+# Where stdio servers keep the user's seal key, instead of the real user's home.
+STATE_DIR = ROOT / "target" / "rustpad-mcp-test-state"
+
 # Only guards against a hang; generous enough for a loaded 2-core machine.
 HANG_GUARD_SECONDS = 120
 
@@ -67,11 +70,13 @@ def _require(path: Path, variable: str) -> str:
 
 
 def minimal_env(**variables: str | None) -> dict[str, str]:
-    """PATH and HOME, the shared compile cache, plus `variables` (None drops a variable)."""
+    """PATH and HOME, the shared compile cache and state directory (the seal key every stdio
+    server of the suite shares), plus `variables` (None drops a variable)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": os.environ.get("HOME", "/tmp"),
         "RUSTPAD_MCP_CACHE_DIR": str(CACHE_DIR),
+        "XDG_STATE_HOME": str(STATE_DIR),
     }
     for name, value in variables.items():
         if value is None:

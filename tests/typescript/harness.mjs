@@ -22,6 +22,9 @@ export const TEST_SERVER_BIN =
 /** Every spawn of this suite reuses the component compiled by the first one. */
 export const CACHE_DIR = process.env.RUSTPAD_MCP_CACHE_DIR ?? resolve(repo, 'target/rustpad-mcp-cache-ts');
 
+/** Where stdio servers keep the user's seal key, instead of the real user's home. */
+export const STATE_DIR = resolve(repo, 'target/rustpad-mcp-test-state');
+
 /** The two ways the TypeScript client opens a connection. */
 export const MODES = /** @type {const} */ (['legacy', 'auto']);
 /** The era each mode must end up in against this server. */
@@ -125,7 +128,7 @@ export class Rustpad {
 
 /** The whole environment rustpad-mcp gets: nothing from the test runner leaks in. */
 export function serverEnv(rustpadUrl, extra = {}) {
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', RUSTPAD_MCP_CACHE_DIR: CACHE_DIR };
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', RUSTPAD_MCP_CACHE_DIR: CACHE_DIR, XDG_STATE_HOME: STATE_DIR };
   if (process.env.HOME) env.HOME = process.env.HOME;
   if (rustpadUrl !== undefined) env.RUSTPAD_URL = rustpadUrl;
   return { ...env, ...extra };

@@ -260,6 +260,9 @@ impl Guard<'_> {
                 "rustpad-mcp: this confirmation token has expired (tokens last {} minutes). {again}",
                 TOKEN_TTL_SECONDS / 60
             ))),
+            Err(TokenProblem::Mismatch) if self.sealer.per_process => Err(ToolError::new(format!(
+                "rustpad-mcp: this confirmation token does not match this call. Most likely this server was started anew since it issued the token: it signs with a key that lasts only as long as the process (some clients start a server for every call). Set RUSTPAD_SEAL_KEY (32+ characters) in the server's environment, or give it a writable state directory, so that tokens outlive a restart. Otherwise the token was issued for other arguments or another pad, or the pad has changed since. {again}"
+            ))),
             Err(TokenProblem::Mismatch) => Err(ToolError::new(format!(
                 "rustpad-mcp: this confirmation token does not match this call: it was issued for other arguments or another pad, the pad has changed since, or it is not from this server. {again}"
             ))),

@@ -52,6 +52,8 @@ pub enum TokenProblem {
 
 pub struct Sealer {
     key: Vec<u8>,
+    /// The key is this process's own: it did not exist before the process did.
+    pub per_process: bool,
 }
 
 /// A hex digest of ordered parts; JSON keeps the parts unambiguous.
@@ -82,7 +84,18 @@ fn unhex(text: &str) -> Option<Vec<u8>> {
 
 impl Sealer {
     pub fn new(key: &[u8]) -> Sealer {
-        Sealer { key: key.to_vec() }
+        Sealer {
+            key: key.to_vec(),
+            per_process: false,
+        }
+    }
+
+    /// A sealer whose key lives only as long as this process.
+    pub fn per_process(self) -> Sealer {
+        Sealer {
+            per_process: true,
+            ..self
+        }
     }
 
     fn mac(&self, domain: &str, parts: &[&[u8]]) -> HmacSha256 {

@@ -79,7 +79,10 @@ fn run(
         state: context.state.clone(),
         token: args.confirm_token()?.map(str::to_string),
     };
-    let sealer = Sealer::new(&config.seal_key);
+    let mut sealer = Sealer::new(&config.seal_key);
+    if config.seal_key_per_process {
+        sealer = sealer.per_process();
+    }
     let guard = Guard {
         sealer: &sealer,
         answers: &answers,

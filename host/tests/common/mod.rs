@@ -25,6 +25,11 @@ pub fn cache_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/component-cache")
 }
 
+/// Where spawned stdio servers keep the user's seal key.
+pub fn state_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/rustpad-mcp-test-state")
+}
+
 pub struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
@@ -52,6 +57,7 @@ impl Server {
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("RUSTPAD_MCP_CACHE_DIR", cache_dir())
+            .env("XDG_STATE_HOME", state_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
