@@ -6,10 +6,9 @@
 
 CARGO     ?= cargo
 PYENV     := target/pyenv
-PROBE     := target/guest/wasm32-wasip2/wasm/probe_guest.wasm
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
-.PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak clean-clients fuzz conformance
+.PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance
 
 toolchain:
 	@rustup target add wasm32-wasip2 >&2
@@ -25,13 +24,15 @@ run: build
 
 test: build test-clients test-rust test-python test-typescript
 
-test-rust:
-	$(CARGO) test --release --locked --workspace
+# Each works alone on a fresh clone: the binaries, the probe component and the clients come first.
+# The guest's fuzzing entry points are built for the tests only (they replay the fuzz corpora).
+test-rust: build
+	$(CARGO) test --release --locked --workspace --features guest/fuzzing
 
-test-python: $(PYENV)/.installed
+test-python: build $(PYENV)/.installed
 	$(PYENV)/bin/python -m pytest -q tests/python
 
-test-typescript: tests/typescript/node_modules/.installed
+test-typescript: build tests/typescript/node_modules/.installed
 	cd tests/typescript && npm test
 
 test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed
@@ -51,7 +52,7 @@ soak: build $(PYENV)/.installed
 
 lint: toolchain
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --release --locked --workspace --all-targets -- -D warnings
+	$(CARGO) clippy --release --locked --workspace --all-targets --features guest/fuzzing -- -D warnings
 	$(CARGO) clippy --locked -p guest --target wasm32-wasip2 --target-dir target/guest -- -D warnings
 
 fmt:

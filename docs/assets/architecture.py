@@ -8,26 +8,26 @@ WIDTH, HEIGHT = 960, 400
 BOXES = [
     # (x, y, w, h, title, lines, fill)
     (20, 150, 150, 90, "MCP client", ["Claude Code, Desktop,", "Codex, gateways"], "#eef3fb"),
-    (230, 40, 270, 320, "host (native, wasmtime)", [
-        "stdio or HTTP /mcp: routing, gate,", "  sessions, cancellation, dialogs",
-        "runtime: engine, cached component,", "  a fresh instance per message,", "  memory cap + CPU budget",
-        "egress: one origin, TLS connector", "websocket: frame limits at the header",
-        "single-use: spent approval ids",
+    (230, 40, 270, 320, "host/ (native, wasmtime)", [
+        "stdio, http/: framing, gate, sessions", "call: one lifecycle; flights,",
+        "  questions, outbox", "runtime/: engine, a fresh instance", "  per message, limits, imports",
+        "egress, websocket: one origin,", "  frame and write limits",
+        "budget, tally, single_use, user_state",
     ], "#f4f4f4"),
-    (560, 40, 240, 320, "guest (wasm32-wasip2 component)", [
-        "mcp: both eras, one dispatch", "tools: catalogue + handlers",
-        "guard: dialog, binding, seal, token", "rustpad: HTTP, socket session,", "  barrier, OT fold",
-        "text/result: untrusted framing,", "  cleaning, budgets", "config: strict environment",
+    (560, 40, 240, 320, "guest/ (wasm32-wasip2 component)", [
+        "mcp: both eras, one dispatch,", "  HTTP headers checked", "tools: catalogue, schemas, handlers",
+        "guard: dialog, removal, seal", "rustpad: HTTP, socket, OT fold",
+        "text/result/config", "rules/: codes, statuses, headers,", "  loopback (shared with host)",
     ], "#eef8ee"),
     (840, 150, 110, 90, "Rustpad", ["RUSTPAD_URL's", "origin only"], "#fbf1e6"),
 ]
 ARROWS = [
     (170, 195, 230, 195, "stdio or HTTP"),
-    (500, 120, 560, 120, "handle(message)"),
+    (500, 120, 560, 120, "handle(message, headers)"),
     (560, 280, 500, 280, "wasi:http, websocket,"),
     (500, 340, 840, 215, ""),
 ]
-NOTES = [(530, 300, "elicitation, single-use"), (640, 385, "every connection passes Egress::admit")]
+NOTES = [(530, 300, "elicitation, single-use, tally, calls"), (640, 385, "every connection passes Egress::admit")]
 
 
 def box(x, y, w, h, title, lines, fill):

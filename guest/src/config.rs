@@ -6,7 +6,10 @@
 //! protection) it keeps the safe behaviour and says so. The RUSTPAD_URL value
 //! is never echoed, because people paste secrets into it.
 
-use crate::tools::catalogue::{self, ToolName};
+use rustpad_mcp_rules::loopback::is_loopback_name;
+
+use crate::tools::catalogue::ToolName;
+use crate::tools::selection;
 
 /// A validated Rustpad base URL: `scheme://host[:port][/path]`, no trailing slash.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +44,7 @@ impl RustpadUrl {
         };
         let origin = parsed.origin().ascii_serialization();
         let path = parsed.path().trim_end_matches('/');
-        let warning = (!secure && !is_loopback(host)).then(|| {
+        let warning = (!secure && !is_loopback_name(host)).then(|| {
             "rustpad-mcp: warning: RUSTPAD_URL uses plain http to a host other than this machine, so pad content crosses the network unencrypted; prefer https://".to_string()
         });
         let authority = match parsed.port() {
@@ -96,34 +99,11 @@ impl RustpadUrl {
     }
 }
 
-/// True for names and addresses that can only mean this machine.
-pub fn is_loopback(host: &str) -> bool {
-    let host = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_ascii_lowercase();
-    if host == "localhost"
-        || host == "localhost."
-        || host.ends_with(".localhost")
-        || host.ends_with(".localhost.")
-    {
-        return true;
-    }
-    if let Ok(v4) = host.parse::<std::net::Ipv4Addr>() {
-        return v4.is_loopback();
-    }
-    match host.parse::<std::net::Ipv6Addr>() {
-        Ok(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
-        Err(_) => false,
-    }
-}
-
 /// The configuration of one server process.
 #[derive(Clone, Debug)]
 pub struct Config {
     /// None: started without RUSTPAD_URL; tools are listed, every call explains.
     pub rustpad: Option<RustpadUrl>,
-    pub read_only: bool,
     pub insecure_tls: bool,
     /// False: guarded tools use the two-call token even for clients with dialogs.
     pub elicitation: bool,
@@ -199,7 +179,7 @@ impl Config {
         };
         let seal_key = parse_seal_key(get("RUSTPAD_SEAL_KEY").as_deref(), &mut notices)?;
         let seal_key_per_process = get("RUSTPAD_SEAL_KEY_SCOPE").as_deref() == Some("process");
-        let tools = catalogue::select(
+        let tools = selection::select(
             get("RUSTPAD_ALLOW_TOOLS").as_deref(),
             get("RUSTPAD_DENY_TOOLS").as_deref(),
             read_only,
@@ -222,7 +202,6 @@ impl Config {
         }
         Ok(Config {
             rustpad,
-            read_only,
             insecure_tls,
             elicitation,
             tools,
@@ -405,16 +384,12 @@ mod tests {
     #[test]
     fn read_only_is_lenient_about_spelling_but_not_typos() {
         for on in ["1", "true", "YES", " True "] {
-            assert!(
-                config(&[("RUSTPAD_READ_ONLY", on)]).unwrap().read_only,
-                "{on}"
-            );
+            assert_eq!(parse_read_only(Some(on)), Ok(true), "{on}");
+            let tools = config(&[("RUSTPAD_READ_ONLY", on)]).unwrap().tools;
+            assert!(tools.iter().all(|tool| tool.is_read()), "{on}");
         }
         for off in ["", "0", "false", "No"] {
-            assert!(
-                !config(&[("RUSTPAD_READ_ONLY", off)]).unwrap().read_only,
-                "{off}"
-            );
+            assert_eq!(parse_read_only(Some(off)), Ok(false), "{off}");
         }
         assert!(config(&[("RUSTPAD_READ_ONLY", "ture")]).is_err());
     }

@@ -4,6 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use rustpad_mcp_rules::headers::StandardHeaders;
+
 use crate::config::Config;
 use crate::rustpad::ot::{Document, Operation};
 use crate::rustpad::socket::{PadState, Track};
@@ -14,17 +16,26 @@ fn offline() -> Config {
         .expect("the offline configuration is valid")
 }
 
-/// The JSON-RPC dispatch, in both eras: one message per line of `input`.
+/// The JSON-RPC dispatch, in both eras and over either transport: one
+/// message per line of `input`.
 pub fn dispatch(input: &[u8]) {
     let config = offline();
     let session = r#"{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}"#;
+    let http = StandardHeaders {
+        protocol_version: Some("2026-07-28".into()),
+        method: Some("tools/call".into()),
+        name: Some("get_document".into()),
+    };
     for line in String::from_utf8_lossy(input).lines() {
-        let reply = crate::mcp::handle_with(&config, line, None);
+        let reply = crate::mcp::handle_with(&config, line, None, None);
         if let Some(response) = reply.response {
             assert!(!response.contains('\n'), "a response must be one line");
+            assert_eq!(reply.error_code.is_some(), response.contains(r#""error":"#));
         }
-        crate::mcp::handle_with(&config, line, Some(session));
-        crate::mcp::handle_with(&config, line, Some(line));
+        crate::mcp::handle_with(&config, line, None, Some(session));
+        crate::mcp::handle_with(&config, line, None, Some(line));
+        crate::mcp::handle_with(&config, line, Some(&StandardHeaders::default()), None);
+        crate::mcp::handle_with(&config, line, Some(&http), Some(session));
     }
 }
 

@@ -17,6 +17,7 @@
 #![deny(unsafe_code)]
 
 pub mod config;
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod guard;
 pub mod mcp;
@@ -25,7 +26,9 @@ pub mod rustpad;
 pub mod text;
 pub mod tools;
 
-#[allow(unsafe_code)]
+// Generated glue: `unsafe` for the canonical ABI, and as many arguments as the
+// WIT signatures flatten to.
+#[allow(unsafe_code, clippy::too_many_arguments)]
 mod bindings {
     wit_bindgen::generate!({
         path: "../wit",
@@ -49,14 +52,25 @@ mod bindings {
                 origin: startup.origin,
                 insecure_tls: startup.insecure_tls,
                 notices: startup.notices,
+                session_openers: crate::mcp::SESSION_OPENERS
+                    .iter()
+                    .map(|method| method.to_string())
+                    .collect(),
             })
         }
 
-        fn handle(message: String, session: Option<String>) -> Reply {
-            let reply = crate::mcp::handle(&message, session.as_deref());
+        fn handle(message: String, headers: Option<HttpHeaders>, session: Option<String>) -> Reply {
+            let headers = headers.map(|h| rustpad_mcp_rules::headers::StandardHeaders {
+                protocol_version: h.protocol_version,
+                method: h.method,
+                name: h.name,
+            });
+            let reply = crate::mcp::handle(&message, headers.as_ref(), session.as_deref());
             Reply {
                 response: reply.response,
                 session: reply.session,
+                error_code: reply.error_code,
+                busy: reply.busy,
             }
         }
     }
@@ -65,4 +79,4 @@ mod bindings {
 }
 
 /// The capabilities the host grants beyond WASI: the component's imports.
-pub use bindings::rustpad::mcp::{elicitation, single_use, tally, websocket};
+pub use bindings::rustpad::mcp::{calls, elicitation, single_use, tally, websocket};

@@ -17,6 +17,8 @@ pub enum ToolError {
     Failed(String),
     /// A person has to answer this question first (see [`crate::guard`]).
     NeedsInput(Box<Question>),
+    /// The host had no place for the call; the reason is for the client.
+    NoRoom(String),
 }
 
 impl ToolError {
@@ -28,6 +30,7 @@ impl ToolError {
         match self {
             ToolError::Failed(message) => message,
             ToolError::NeedsInput(_) => "a person has to confirm this first",
+            ToolError::NoRoom(reason) => reason,
         }
     }
 }

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 mod budget;
+mod call;
 mod egress;
 mod flights;
 mod http;
@@ -178,7 +179,10 @@ fn main() -> ExitCode {
 /// `--check`: asks the component to try its connection and prints the report.
 async fn check_connection(runtime: &Runtime) -> ExitCode {
     let request = r#"{"jsonrpc":"2.0","id":1,"method":"rustpad-mcp/check"}"#;
-    let reply = match runtime.handle(request, None, None).await {
+    let reply = match runtime
+        .handle(request, None, None, runtime::Grants::default())
+        .await
+    {
         Ok(reply) => reply,
         Err(failure) => {
             eprintln!("rustpad-mcp: the check failed: {}", failure.0);
@@ -275,7 +279,10 @@ async fn run(
     let runtime = Arc::new(runtime);
     let serving = async move {
         match transport {
-            Transport::Stdio => stdio::serve(runtime, limits.stdio_calls, trace).await,
+            Transport::Stdio => {
+                let openers = startup.session_openers;
+                stdio::serve(runtime, limits.stdio_calls, openers, trace).await
+            }
             Transport::Http(address, limits) => http::serve(runtime, address, limits, trace).await,
         }
     };

@@ -77,6 +77,27 @@ impl Outbox {
             .map_err(|_| Closed)
     }
 
+    /// Queues `line` without waiting: at once when there is room, else as
+    /// soon as there is (from a task of its own).
+    pub fn send_soon(&self, line: String) {
+        let units = u32::try_from(line.len().div_ceil(UNIT_BYTES))
+            .unwrap_or(u32::MAX)
+            .clamp(1, self.capacity);
+        match self.room.clone().try_acquire_many_owned(units) {
+            Ok(room) => {
+                let _ = self.lines.send(Queued { line, _room: room });
+            }
+            Err(_) => {
+                let out = self.clone();
+                if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                    runtime.spawn(async move {
+                        let _ = out.send(line).await;
+                    });
+                }
+            }
+        }
+    }
+
     /// Waits until the queue has room again (for a reader to keep pace).
     pub async fn room(&self) -> Result<(), Closed> {
         self.room.acquire().await.map(drop).map_err(|_| Closed)
@@ -86,6 +107,11 @@ impl Outbox {
 impl Lines {
     pub async fn next(&mut self) -> Option<Queued> {
         self.lines.recv().await
+    }
+
+    /// The next line if one is queued now.
+    pub fn ready(&mut self) -> Option<Queued> {
+        self.lines.try_recv().ok()
     }
 }
 

@@ -3,7 +3,9 @@
 //!
 //! One [`Questions`] per client connection (stdio) or session (HTTP); an
 //! [`Asker`] is the elicitor a call gets, writing its question wherever that
-//! call's messages go.
+//! call's messages go. A question whose call ends without its answer
+//! (cancelled, timed out, failed) is withdrawn with `notifications/cancelled`,
+//! so the person's dialog does not stay open for an answer nobody will read.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -69,10 +71,12 @@ impl Questions {
         ));
         let (sender, receiver) = oneshot::channel();
         self.pending().insert(key(&id), sender);
-        // Removes the question however this call ends, cancelled included.
+        // Removes the question however this call ends, cancelled included,
+        // and withdraws it from the client if it is still open.
         let _open = Open {
             questions: self,
-            id: key(&id),
+            id: id.clone(),
+            out,
         };
         let question =
             json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params});
@@ -95,12 +99,25 @@ impl Questions {
 
 struct Open<'a> {
     questions: &'a Questions,
-    id: String,
+    id: Value,
+    out: &'a Outbox,
 }
 
 impl Drop for Open<'_> {
     fn drop(&mut self) {
-        self.questions.pending().remove(&self.id);
+        // Gone from the table already when its answer came.
+        if self.questions.pending().remove(&key(&self.id)).is_none() {
+            return;
+        }
+        let withdrawal = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {
+                "requestId": self.id,
+                "reason": "the call that asked this has ended without an answer",
+            },
+        });
+        self.out.send_soon(withdrawal.to_string());
     }
 }
 

@@ -3,40 +3,41 @@
 //! The host knows framing, not meaning. It routes three kinds of lines:
 //! - responses to its own `elicitation/create` requests go to the call that
 //!   is waiting for them;
-//! - `notifications/cancelled` stops the named request's instance, and
-//!   nothing more is written for it;
-//! - everything else goes to a fresh instance of the component, each on its
-//!   own task, so a call waiting minutes for a person blocks nothing.
+//! - `notifications/cancelled` stops the named request's call, and nothing
+//!   more is written for it;
+//! - everything else is a call ([`crate::call`]) on a task of its own, so a
+//!   call waiting minutes for a person blocks nothing. A reply that carries a
+//!   session becomes the session every later call gets; a message whose
+//!   method the component named a session opener (at startup) is finished
+//!   before the next is read, so the messages after it see its session.
 //!
-//! `initialize` is the one message handled in line: its reply carries the
-//! connection's session, which every later message needs.
-//!
-//! Bounds: at most `max_calls` tool calls run at once (more are refused at
-//! once, `RUSTPAD_MCP_MAX_CALLS`); other messages wait for one of a few places
-//! of their own before stdin is read further; and what waits to be written is
-//! bounded in bytes, stdin not being read while it is full. So a client that
-//! stops reading stdout cannot make the process grow.
+//! Bounds: a tool call takes one of `max_calls` places through the
+//! component (`RUSTPAD_MCP_MAX_CALLS`), and is refused at once past them;
+//! every message waits for one of a few places of its own before more of
+//! stdin is read; and what waits to be written is bounded in bytes, stdin not
+//! being read while it is full. So a client that stops reading stdout cannot
+//! make the process grow.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rustpad_mcp_rules::codes::{INVALID_REQUEST, PARSE_ERROR};
 use serde_json::Value;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
+use crate::call::{CallPlaces, Ended, Launch, launch};
 use crate::flights::Flights;
-use crate::jsonrpc::{
-    DUPLICATE_ID, Envelope, INTERNAL_ERROR, INVALID_REQUEST, MAX_MESSAGE_BYTES, PARSE_ERROR,
-    error_response, key,
-};
+use crate::jsonrpc::{Envelope, MAX_MESSAGE_BYTES, error_response, key};
 use crate::lock;
 use crate::outbox::{Lines, STDIO_QUEUE_BYTES, outbox};
 use crate::questions::{Asker, Questions};
-use crate::runtime::{Elicitor, Runtime};
+use crate::runtime::{Elicitor, Grants, Runtime};
+use crate::settings::MAX_CALLS;
 
-/// Messages other than tool calls handled at once, per tool-call place.
-const QUICK_PER_CALL: usize = 4;
+/// Messages handled at once, per tool-call place.
+const IN_HAND_PER_CALL: usize = 4;
 
 /// After stdin closes, how long running calls may take to finish.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
@@ -44,11 +45,16 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 /// Serves MCP on stdin/stdout until stdin closes, running at most
 /// `max_calls` tool calls at once. With `trace`, each call's cost goes to
 /// stderr as a JSON line.
-pub async fn serve(runtime: Arc<Runtime>, max_calls: usize, trace: bool) -> anyhow::Result<()> {
+pub async fn serve(
+    runtime: Arc<Runtime>,
+    max_calls: usize,
+    session_openers: Vec<String>,
+    trace: bool,
+) -> anyhow::Result<()> {
     let (out, lines) = outbox(STDIO_QUEUE_BYTES);
     let writer = tokio::spawn(write_lines(lines));
-    let calls = Arc::new(Semaphore::new(max_calls));
-    let quick = Arc::new(Semaphore::new(QUICK_PER_CALL * max_calls));
+    let places = Arc::new(CallPlaces::new(max_calls, MAX_CALLS));
+    let in_hand = Arc::new(Semaphore::new(IN_HAND_PER_CALL * max_calls));
     let questions = Arc::new(Questions::default());
     let session: Arc<Mutex<Option<String>>> = Arc::default();
     let flights = Arc::new(Flights::default());
@@ -60,27 +66,24 @@ pub async fn serve(runtime: Arc<Runtime>, max_calls: usize, trace: bool) -> anyh
         if out.room().await.is_err() {
             break;
         }
+        let Ok(place) = in_hand.clone().acquire_owned().await else {
+            break;
+        };
         match read_message(&mut stdin, &mut buffer).await? {
             Line::End => break,
             Line::TooLong => {
+                let refusal = "the message is larger than this server accepts";
                 let _ = out
-                    .send(error_response(
-                        &Value::Null,
-                        INVALID_REQUEST,
-                        "the message is larger than this server accepts",
-                    ))
+                    .send(error_response(&Value::Null, INVALID_REQUEST, refusal))
                     .await;
                 continue;
             }
             Line::Message => {}
         }
         let Ok(text) = std::str::from_utf8(&buffer) else {
+            let refusal = "Parse error: the message is not UTF-8";
             let _ = out
-                .send(error_response(
-                    &Value::Null,
-                    PARSE_ERROR,
-                    "Parse error: the message is not UTF-8",
-                ))
+                .send(error_response(&Value::Null, PARSE_ERROR, refusal))
                 .await;
             continue;
         };
@@ -90,125 +93,68 @@ pub async fn serve(runtime: Arc<Runtime>, max_calls: usize, trace: bool) -> anyh
         }
         // Only what routing needs; the component reads the message itself.
         let envelope = Envelope::read(text);
-        let method = envelope.method.as_deref();
         let id = envelope.id();
-        let id = id.as_ref();
-        match (method, id) {
-            (None, Some(id)) if envelope.is_response() => {
-                if !questions.resolve(&key(id), envelope.answer()) {
-                    eprintln!("rustpad-mcp: ignored a response to no question of ours");
-                }
+        if envelope.is_response() {
+            if let Some(id) = &id
+                && !questions.resolve(&key(id), envelope.answer())
+            {
+                eprintln!("rustpad-mcp: ignored a response to no question of ours");
             }
-            (Some("notifications/cancelled"), _) => {
-                if let Some(target) = envelope.cancelled_request() {
-                    flights.cancel(&target);
-                }
+            continue;
+        }
+        if envelope.method.as_deref() == Some("notifications/cancelled") {
+            if let Some(target) = envelope.cancelled_request() {
+                flights.cancel(&target);
             }
-            (Some("initialize"), _) => {
-                let current = lock(&session).clone();
-                match runtime.handle(text, current.as_deref(), None).await {
-                    Ok(reply) => {
-                        if let Some(new_session) = reply.session {
-                            *lock(&session) = Some(new_session);
-                        }
-                        if let Some(response) = reply.response {
-                            let _ = out.send(response).await;
-                        }
-                    }
-                    Err(failure) => {
-                        if let Some(id) = id {
-                            let _ = out
-                                .send(error_response(id, INTERNAL_ERROR, &failure.0))
-                                .await;
-                        }
-                    }
-                }
+            continue;
+        }
+        let asker: Arc<dyn Elicitor> = Arc::new(Asker {
+            questions: questions.clone(),
+            out: out.clone(),
+        });
+        let call = Launch {
+            message: text.to_string(),
+            id: id.clone(),
+            method: envelope.method.clone().unwrap_or_default(),
+            headers: None,
+            session: lock(&session).clone(),
+            grants: Grants {
+                elicitor: Some(asker),
+                places: Some(places.clone()),
+            },
+            flights: Some(flights.clone()),
+            place: Some(place),
+        };
+        let opens_session = session_openers
+            .iter()
+            .any(|m| Some(m) == envelope.method.as_ref());
+        let running = launch(&runtime, call, trace);
+        let (out, session) = (out.clone(), session.clone());
+        let finished = tasks.spawn(async move {
+            let ended = match (running, &id) {
+                (Ok(running), _) => running.await,
+                (Err(_), Some(id)) => Some(Ended::duplicate(id)),
+                (Err(_), None) => None,
+            };
+            let Some(ended) = ended else {
+                return;
+            };
+            if let Some(opened) = ended.session {
+                *lock(&session) = Some(opened);
             }
-            _ => {
-                // A tool call takes one of the call places; past them it is refused at once.
-                let place = if method == Some("tools/call") {
-                    match calls.clone().try_acquire_owned() {
-                        Ok(place) => Some(place),
-                        Err(_) => {
-                            if let Some(id) = id {
-                                let _ = out
-                                    .send(error_response(id, INTERNAL_ERROR, &busy(max_calls)))
-                                    .await;
-                            }
-                            continue;
-                        }
-                    }
-                } else {
-                    // Anything else is quick: wait for a place rather than refuse.
-                    match quick.clone().acquire_owned().await {
-                        Ok(place) => Some(place),
-                        Err(_) => break,
-                    }
+            if let Some(response) = ended.response {
+                let _ = out.send(response).await;
+            }
+        });
+        if opens_session {
+            let opener = finished.id();
+            while let Some(done) = tasks.join_next_with_id().await {
+                let id = match done {
+                    Ok((id, ())) => id,
+                    Err(stopped) => stopped.id(),
                 };
-                let runtime = runtime.clone();
-                let asker = Asker {
-                    questions: questions.clone(),
-                    out: out.clone(),
-                };
-                let out_for_task = out.clone();
-                let current = lock(&session).clone();
-                let message = text.to_string();
-                let id = id.cloned();
-                let flight = id.as_ref().map(key);
-                let (flight_for_task, flights_for_task) = (flight.clone(), flights.clone());
-                let method = method.unwrap_or_default().to_string();
-                // A call starts once it is registered, so it cannot end (and
-                // unregister) before it was ever registered.
-                let (cleared, clearance) = oneshot::channel::<()>();
-                let call_id = id.clone();
-                let handle = tasks.spawn(async move {
-                    // The call's place is held for as long as its work runs.
-                    let _place = place;
-                    if clearance.await.is_err() {
-                        return;
-                    }
-                    // Unregisters the call however it ends, a panic included.
-                    let _landing = flight_for_task.map(|flight| Landing {
-                        flights: flights_for_task,
-                        flight,
-                    });
-                    let elicitor: Arc<dyn Elicitor> = Arc::new(asker);
-                    let outcome = runtime
-                        .handle(&message, current.as_deref(), Some(elicitor))
-                        .await;
-                    if let (Ok(reply), true) = (&outcome, trace) {
-                        reply.cost.trace(&method, call_id.as_ref());
-                    }
-                    match outcome {
-                        Ok(reply) => {
-                            if let Some(response) = reply.response {
-                                let _ = out_for_task.send(response).await;
-                            }
-                        }
-                        Err(failure) => {
-                            eprintln!("rustpad-mcp: {}", failure.0);
-                            if let Some(id) = &call_id {
-                                let _ = out_for_task
-                                    .send(error_response(id, INTERNAL_ERROR, &failure.0))
-                                    .await;
-                            }
-                        }
-                    }
-                });
-                match (flight, &id) {
-                    (Some(flight), Some(id)) => match flights.start(flight, handle) {
-                        Ok(()) => {
-                            let _ = cleared.send(());
-                        }
-                        Err(_) => {
-                            let _ = out
-                                .send(error_response(id, INVALID_REQUEST, DUPLICATE_ID))
-                                .await;
-                        }
-                    },
-                    _ => {
-                        let _ = cleared.send(());
-                    }
+                if id == opener {
+                    break;
                 }
             }
         }
@@ -220,24 +166,11 @@ pub async fn serve(runtime: Arc<Runtime>, max_calls: usize, trace: bool) -> anyh
     })
     .await;
     // Whatever is still running is stopped, so the writer sees the end of its queue.
+    flights.close();
     drop(tasks);
     drop(out);
     let _ = writer.await;
     Ok(())
-}
-
-/// A running call's registration, given up when the call ends.
-struct Landing {
-    flights: Arc<Flights>,
-    flight: String,
-}
-
-impl Drop for Landing {
-    fn drop(&mut self) {
-        if let Some(call) = tokio::task::try_id() {
-            self.flights.finish(&self.flight, call);
-        }
-    }
 }
 
 enum Line {
@@ -283,13 +216,6 @@ async fn read_message(
             });
         }
     }
-}
-
-/// What a tool call past the limit is told.
-fn busy(max_calls: usize) -> String {
-    format!(
-        "Server busy: {max_calls} tool calls are already running, as many as this server runs at once (RUSTPAD_MCP_MAX_CALLS); retry when one has finished"
-    )
 }
 
 async fn write_lines(mut lines: Lines) {

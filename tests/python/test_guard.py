@@ -68,7 +68,8 @@ REFUSALS = {
     "decline": "the person declined",
     "cancel": "the dialog was cancelled",
     "accept-unticked": "the box was not ticked",
-    "accept-string-true": "the box was not ticked",
+    # A string is not a box: neither a tick nor a clear no.
+    "accept-string-true": "the answer was not understood",
 }
 
 

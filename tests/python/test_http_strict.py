@@ -5,8 +5,8 @@
 - A person's answer that could be read two ways (a key given twice), or a null or malformed
   answer, changes nothing and ends the call at once as not understood, on stdio and on HTTP, in
   both eras where the field exists.
-- Several Origin headers, and a request target in absolute form naming another authority than
-  Host, are refused.
+- Several Origin, Host or standard MCP headers, and a request target in absolute form naming
+  another authority than Host, are refused.
 """
 
 from __future__ import annotations
@@ -259,3 +259,6 @@ def test_several_origins_or_a_foreign_absolute_target_are_refused(rustpad: Rustp
         assert raw_request(server.port, own, [host, *base], body) == 200
         two_hosts = [host, ("Host", "localhost"), *base]
         assert raw_request(server.port, "/mcp", two_hosts, body) == 400
+        # The standard headers too: a gateway could route on one copy while the body says another.
+        two_methods = [host, *base, ("Mcp-Method", "tools/call")]
+        assert raw_request(server.port, "/mcp", two_methods, body) == 400

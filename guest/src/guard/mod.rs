@@ -303,10 +303,12 @@ fn judge(answer: &Value, proposal: &Proposal) -> Result<(), ToolError> {
         return Ok(());
     }
     let action = answer.get("action").and_then(Value::as_str);
-    let how = match action {
-        Some("accept") => "the box was not ticked",
-        Some("decline") => "the person declined",
-        Some("cancel") => "the dialog was cancelled",
+    let ticked = answer.pointer(&format!("/content/{ANSWER_KEY}"));
+    let how = match (action, ticked) {
+        // Only a boolean is a box; "true" as a string is not a tick, nor a clear no.
+        (Some("accept"), Some(Value::Bool(false))) => "the box was not ticked",
+        (Some("decline"), _) => "the person declined",
+        (Some("cancel"), _) => "the dialog was cancelled",
         _ => "the answer was not understood",
     };
     Err(ToolError::new(format!(

@@ -111,7 +111,6 @@ pub struct PadState {
     document: Document,
     language: Option<String>,
     users: BTreeMap<u64, String>,
-    saw_history: bool,
 }
 
 /// An open session: the connection and the pad's state.
@@ -126,11 +125,6 @@ impl std::ops::Deref for PadSocket {
     fn deref(&self) -> &PadState {
         &self.state
     }
-}
-
-/// The acknowledgement of an edit: the pad's revision after it.
-pub struct Ack {
-    pub revision: u64,
 }
 
 impl PadSocket {
@@ -156,6 +150,8 @@ impl PadSocket {
             // An HTTP answer to the upgrade is the signature of a proxy that does not pass WebSockets.
             let hint = if reason.contains("WebSocket upgrade with HTTP") {
                 " If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
+            } else if reason.starts_with("connection refused") {
+                " Check RUSTPAD_URL and that the instance is running."
             } else {
                 ""
             };
@@ -199,7 +195,8 @@ impl PadSocket {
 
     /// Sends one whole-document edit at the current revision and waits for
     /// Rustpad to acknowledge it, folding everyone else's edits meanwhile.
-    pub fn edit(&mut self, operation: serde_json::Value) -> Result<Ack, ToolError> {
+    /// Returns the pad's revision right after the edit.
+    pub fn edit(&mut self, operation: serde_json::Value) -> Result<u64, ToolError> {
         if self.me.is_none() {
             return Err(ToolError::new(
                 "Rustpad never told this client its identity",
@@ -211,7 +208,7 @@ impl PadSocket {
             match self.receive(deadline, "an acknowledgement of the edit") {
                 Ok(Event::History {
                     ours: Some(revision),
-                }) => return Ok(Ack { revision }),
+                }) => return Ok(revision),
                 Ok(_) => {}
                 Err(error) => return Err(unknown_outcome(error)),
             }
@@ -274,7 +271,6 @@ impl PadState {
             },
             language: None,
             users: BTreeMap::new(),
-            saw_history: false,
         }
     }
 
@@ -289,11 +285,6 @@ impl PadState {
     /// The language, if anyone ever set one.
     pub fn language(&self) -> Option<&str> {
         self.language.as_deref()
-    }
-
-    /// Whether the snapshot carried any history (a cleared pad has some).
-    pub fn saw_history(&self) -> bool {
-        self.saw_history
     }
 
     /// The names of everyone else who has the pad open and said who they are.
@@ -344,7 +335,6 @@ impl PadState {
                         ))
                     })?;
                     self.revision += 1;
-                    self.saw_history = true;
                     if Some(entry.id) == self.me {
                         ours = Some(self.revision);
                     }

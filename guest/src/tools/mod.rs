@@ -6,6 +6,8 @@
 pub mod args;
 pub mod catalogue;
 mod read;
+mod schemas;
+pub mod selection;
 mod write;
 
 use serde_json::{Map, Value};
@@ -43,6 +45,8 @@ pub enum Outcome {
     Done(Value),
     /// A person must answer first; the era adapter asks and calls again.
     Ask(Question),
+    /// The host has no place for another tool call; the reason is for the client.
+    NoRoom(String),
 }
 
 const UNCONFIGURED: &str = "rustpad-mcp is running without RUSTPAD_URL, so it cannot reach any pad. Set RUSTPAD_URL to the base address of your Rustpad instance (for example https://rustpad.example.net) in this server's environment, then restart it.";
@@ -56,6 +60,7 @@ pub fn call(
 ) -> Outcome {
     match run(config, tool, arguments, context) {
         Ok(result) => Outcome::Done(result),
+        Err(ToolError::NoRoom(reason)) => Outcome::NoRoom(reason),
         Err(ToolError::NeedsInput(question)) => Outcome::Ask(*question),
         Err(error) => Outcome::Done(result::failure(&error)),
     }
@@ -72,6 +77,9 @@ fn run(
         .rustpad
         .as_ref()
         .ok_or_else(|| ToolError::new(UNCONFIGURED))?;
+    // A call that will reach Rustpad runs in one of the host's places for
+    // tool calls, or not at all (the instance keeps its place to the end).
+    crate::calls::enter().map_err(ToolError::NoRoom)?;
     let answers = Answers {
         can_ask: config.elicitation && context.can_elicit,
         dialog_switched_off: !config.elicitation,

@@ -17,10 +17,11 @@
 //!   `Host` headers, or a request target in absolute form
 //!   (`POST http://elsewhere/mcp`) naming another authority than `Host`.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 
 use http::header::{AUTHORIZATION, HOST, ORIGIN};
 use http::{HeaderMap, HeaderValue, Uri};
+use rustpad_mcp_rules::loopback::{is_loopback_authority, is_loopback_name};
 use subtle::ConstantTimeEq;
 
 /// The variable holding the bearer token clients must present.
@@ -146,7 +147,7 @@ impl Gate {
                 .get(HOST)
                 .and_then(|h| h.to_str().ok())
                 .unwrap_or_default();
-            if !is_loopback_host(host) {
+            if !is_loopback_authority(host) {
                 return Err(Refusal::Host(host.to_string()));
             }
         }
@@ -229,36 +230,7 @@ fn normalized_origin(text: &str) -> Option<String> {
 }
 
 fn is_loopback_url(url: &url::Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(name)) => is_loopback_name(name),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
-
-/// A `Host` header value (`name[:port]`) naming this machine's loopback.
-fn is_loopback_host(host: &str) -> bool {
-    let is_port =
-        |port: &str| (1..=5).contains(&port.len()) && port.bytes().all(|b| b.is_ascii_digit());
-    let name = match host.strip_prefix('[') {
-        Some(bracketed) => match bracketed.split_once(']') {
-            Some((v6, "")) => v6,
-            Some((v6, rest)) if rest.strip_prefix(':').is_some_and(is_port) => v6,
-            _ => return false,
-        },
-        None => match host.rsplit_once(':') {
-            Some((name, port)) if is_port(port) => name,
-            Some(_) => return false,
-            None => host,
-        },
-    };
-    is_loopback_name(name)
-}
-
-fn is_loopback_name(name: &str) -> bool {
-    name.eq_ignore_ascii_case("localhost")
-        || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    url.host_str().is_some_and(is_loopback_name)
 }
 
 #[cfg(test)]
@@ -319,6 +291,10 @@ mod tests {
             "LOCALHOST",
             "[::1]:8080",
             "[::1]",
+            // The one loopback rule (rustpad_mcp_rules::loopback), as RUSTPAD_URL's check uses it.
+            "localhost.",
+            "pad.localhost:8080",
+            "[::ffff:127.0.0.1]",
         ] {
             assert_eq!(
                 gate.admit(&mcp(), &headers(&[(HOST, host)])),
@@ -331,9 +307,8 @@ mod tests {
             "127.0.0.1.nip.io:8080",
             "",
             "[::1]evil.example",
-            "localhost.",
             "user@localhost",
-            "[::ffff:127.0.0.1]",
+            "localhost.evil.example",
         ] {
             assert!(
                 matches!(

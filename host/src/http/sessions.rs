@@ -22,10 +22,8 @@ const IDLE_LIMIT: Duration = Duration::from_secs(30 * 60);
 pub struct Session {
     /// The component's record of the negotiation, handed back with each message.
     pub negotiated: String,
-    /// The protocol revision agreed, which `MCP-Protocol-Version` must repeat.
-    pub version: String,
     pub questions: Arc<Questions>,
-    pub flights: Flights,
+    pub flights: Arc<Flights>,
     last_used: Mutex<Instant>,
 }
 
@@ -50,7 +48,7 @@ impl Sessions {
     /// not. A full table first lets go of expired sessions, then of the least
     /// recently used one that has nothing running (a session waiting on a
     /// person is never cut off to make room).
-    pub fn open(&self, negotiated: String, version: String) -> Result<String, &'static str> {
+    pub fn open(&self, negotiated: String) -> Result<String, &'static str> {
         let id = random_id().ok_or("the system gave no randomness for a session id")?;
         let mut open = lock(&self.open);
         if open.len() >= MAX_SESSIONS {
@@ -77,9 +75,8 @@ impl Sessions {
             id.clone(),
             Arc::new(Session {
                 negotiated,
-                version,
                 questions: Arc::default(),
-                flights: Flights::default(),
+                flights: Arc::default(),
                 last_used: Mutex::new(Instant::now()),
             }),
         );
@@ -125,22 +122,22 @@ mod tests {
     #[test]
     fn a_closed_session_is_gone() {
         let sessions = Sessions::default();
-        let id = sessions.open("{}".into(), "2025-11-25".into()).unwrap();
+        let id = sessions.open("{}".into()).unwrap();
         assert_eq!(id.len(), 32);
         assert!(id.bytes().all(|b| b.is_ascii_hexdigit()));
         assert!(sessions.get(&id).is_some());
         assert!(sessions.close(&id));
         assert!(sessions.get(&id).is_none());
         assert!(!sessions.close(&id));
-        assert_ne!(sessions.open("{}".into(), "2025-11-25".into()).unwrap(), id);
+        assert_ne!(sessions.open("{}".into()).unwrap(), id);
     }
 
     #[tokio::test]
     async fn a_full_table_makes_room_by_ending_the_least_recently_used_idle_session() {
         let sessions = Sessions::default();
-        let first = sessions.open("{}".into(), "v".into()).unwrap();
+        let first = sessions.open("{}".into()).unwrap();
         let ids: Vec<String> = (1..MAX_SESSIONS)
-            .map(|_| sessions.open("{}".into(), "v".into()).unwrap())
+            .map(|_| sessions.open("{}".into()).unwrap())
             .collect();
         // Using the first session makes ids[0] the least recently used; a call
         // running in it makes ids[1] the one to go.
@@ -150,7 +147,7 @@ mod tests {
         busy.flights
             .start("1".into(), waiting.abort_handle())
             .unwrap();
-        let newest = sessions.open("{}".into(), "v".into()).unwrap();
+        let newest = sessions.open("{}".into()).unwrap();
         assert!(sessions.get(&first).is_some());
         assert!(sessions.get(&newest).is_some());
         let evicted: Vec<&String> = ids.iter().filter(|id| sessions.get(id).is_none()).collect();

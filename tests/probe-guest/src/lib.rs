@@ -7,7 +7,9 @@
 //! Requests: `{"id":1,"method":"probe/<what>","params":{...}}`; the reply's
 //! `result` says what happened, as plainly as possible.
 
-#[allow(unsafe_code)]
+// Generated glue: `unsafe` for the canonical ABI, and as many arguments as the
+// WIT signatures flatten to.
+#[allow(unsafe_code, clippy::too_many_arguments)]
 mod bindings {
     wit_bindgen::generate!({
         path: "../../wit",
@@ -30,10 +32,15 @@ mod bindings {
                 origin: std::env::var("RUSTPAD_URL").ok(),
                 insecure_tls: false,
                 notices: vec!["probe component loaded".into()],
+                session_openers: Vec::new(),
             })
         }
 
-        fn handle(message: String, _session: Option<String>) -> Reply {
+        fn handle(
+            message: String,
+            _headers: Option<HttpHeaders>,
+            _session: Option<String>,
+        ) -> Reply {
             let request: serde_json::Value = serde_json::from_str(&message).unwrap_or_default();
             let params = &request["params"];
             let text = |name: &str| params[name].as_str().unwrap_or_default().to_string();
@@ -74,6 +81,8 @@ mod bindings {
             Reply {
                 response: Some(response.to_string()),
                 session: None,
+                error_code: None,
+                busy: false,
             }
         }
     }

@@ -7,23 +7,27 @@
 //! Each store gets a memory cap and a CPU budget in fuel, which counts only
 //! guest execution (time spent waiting on the network or a person is free).
 
-use std::future::Future;
+mod imports;
+mod state;
+
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use wasmtime::component::{Component, HasSelf, Linker, Resource, ResourceTable};
-use wasmtime::{Cache, CacheConfig, Config, Engine, ResourceLimiter, Store, Trap};
-use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
-use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::{Cache, CacheConfig, Config, Engine, Store, Trap};
+use wasmtime_wasi::WasiCtxBuilder;
+use wasmtime_wasi_http::WasiHttpCtx;
 
 use crate::budget::{MemoryBudget, Reservation};
+use crate::call::CallPlaces;
 use crate::egress::Egress;
 use crate::single_use::SpentIds;
 use crate::tally::Tallies;
-use crate::websocket::Connection;
+use state::{EgressHooks, MemoryCap, Refused, Waited};
+
+pub use bindings::HttpHeaders;
+pub use state::{CallState, Elicitor};
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -41,6 +45,15 @@ mod bindings {
 }
 use bindings::{Server, ServerPre, rustpad};
 
+/// What a call may use beyond what every call gets.
+#[derive(Default, Clone)]
+pub struct Grants {
+    /// Who asks the client when the call needs a person.
+    pub elicitor: Option<Arc<dyn Elicitor>>,
+    /// Where a tool call gets its place; none: no bound.
+    pub places: Option<Arc<CallPlaces>>,
+}
+
 /// The component, built by build.rs and embedded in the binary.
 const GUEST: &[u8] = include_bytes!(env!("GUEST_WASM"));
 
@@ -56,236 +69,21 @@ pub const FUEL_PER_MESSAGE: u64 = 20_000_000_000;
 /// cancellations are not held up.
 const FUEL_YIELD_INTERVAL: u64 = 10_000_000;
 
-/// Who the component asks when it needs a person (MCP elicitation).
-pub trait Elicitor: Send + Sync {
-    fn ask(&self, params: String) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
-}
-
-/// Everything one instance may use, and nothing more.
-pub struct CallState {
-    wasi: WasiCtx,
-    table: ResourceTable,
-    http: WasiHttpCtx,
-    hooks: EgressHooks,
-    limits: MemoryCap,
-    egress: Arc<Egress>,
-    spent: Arc<SpentIds>,
-    tallies: Arc<Tallies>,
-    elicitor: Option<Arc<dyn Elicitor>>,
-    waited: Waited,
-}
-
-/// Time a call spent waiting on Rustpad (sockets and HTTP), in nanoseconds.
-#[derive(Clone, Default)]
-struct Waited(Arc<AtomicU64>);
-
-impl Waited {
-    async fn around<T>(&self, work: impl Future<Output = T>) -> T {
-        let started = Instant::now();
-        let outcome = work.await;
-        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.0.fetch_add(nanos, Ordering::Relaxed);
-        outcome
-    }
-
-    fn total(&self) -> Duration {
-        Duration::from_nanos(self.0.load(Ordering::Relaxed))
-    }
-}
-
-/// The memory cap of one instance, whose memory also comes out of the
-/// process's budget; it remembers why it refused, to say so.
-struct MemoryCap {
-    budget: Arc<MemoryBudget>,
-    /// What this instance's memories took from the budget.
-    taken: Vec<Reservation>,
-    refused: Option<Refused>,
-    /// The most linear memory the instance asked for, in bytes.
-    peak: usize,
-}
-
-/// Why a memory could not grow.
-#[derive(Clone, Copy)]
-enum Refused {
-    /// Past this instance's own cap.
-    Cap,
-    /// Past what the process's running calls may hold together.
-    Budget,
-}
-
-impl ResourceLimiter for MemoryCap {
-    fn memory_growing(
-        &mut self,
-        current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        if desired > MEMORY_LIMIT_BYTES {
-            self.refused = Some(Refused::Cap);
-            return Ok(false);
-        }
-        match self.budget.reserve(desired.saturating_sub(current)) {
-            Ok(reservation) => self.taken.push(reservation),
-            Err(_) => {
-                self.refused = Some(Refused::Budget);
-                return Ok(false);
-            }
-        }
-        self.peak = self.peak.max(desired);
-        Ok(true)
-    }
-
-    fn table_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        Ok(desired <= MAX_TABLE_ELEMENTS)
-    }
-
-    fn instances(&self) -> usize {
-        MAX_INSTANCES
-    }
-}
-
-/// wasi:http's hook: every request goes through the egress policy.
-struct EgressHooks(Arc<Egress>, Waited);
-
-type HttpOutcome = wasmtime_wasi_http::Result<(
-    http::Response<wasmtime_wasi_http::WasiBody>,
-    Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
-)>;
-
-impl WasiHttpHooks for EgressHooks {
-    fn send_request(
-        &mut self,
-        request: http::Request<wasmtime_wasi_http::WasiBody>,
-        options: Option<wasmtime_wasi_http::RequestOptions>,
-        _io: Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send>,
-    ) -> Box<dyn Future<Output = HttpOutcome> + Send> {
-        let (egress, waited) = (self.0.clone(), self.1.clone());
-        Box::new(async move {
-            let response = waited.around(egress.send_http(request, options)).await?;
-            let done: Box<dyn Future<Output = wasmtime_wasi_http::Result<()>> + Send> =
-                Box::new(async { Ok(()) });
-            Ok((response, done))
-        })
-    }
-}
-
-impl WasiView for CallState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
-}
-
-impl WasiHttpView for CallState {
-    fn http(&mut self) -> WasiHttpCtxView<'_> {
-        WasiHttpCtxView {
-            ctx: &mut self.http,
-            table: &mut self.table,
-            hooks: &mut self.hooks,
-        }
-    }
-}
-
-impl rustpad::mcp::websocket::Host for CallState {}
-
-impl rustpad::mcp::websocket::HostConnection for CallState {
-    async fn connect(
-        &mut self,
-        url: String,
-    ) -> wasmtime::Result<Result<Resource<Connection>, String>> {
-        match self
-            .waited
-            .clone()
-            .around(Connection::open(&self.egress, &self.limits.budget, &url))
-            .await
-        {
-            Ok(connection) => Ok(Ok(self.table.push(connection)?)),
-            Err(reason) => Ok(Err(reason)),
-        }
-    }
-
-    async fn send(
-        &mut self,
-        connection: Resource<Connection>,
-        text: String,
-    ) -> wasmtime::Result<Result<(), String>> {
-        let waited = self.waited.clone();
-        Ok(waited
-            .around(self.table.get_mut(&connection)?.send(text))
-            .await)
-    }
-
-    async fn recv(
-        &mut self,
-        connection: Resource<Connection>,
-        timeout_ms: u32,
-    ) -> wasmtime::Result<Result<Option<String>, String>> {
-        let timeout = Duration::from_millis(u64::from(timeout_ms));
-        let waited = self.waited.clone();
-        Ok(waited
-            .around(self.table.get_mut(&connection)?.recv(timeout))
-            .await)
-    }
-
-    async fn close(&mut self, connection: Resource<Connection>) -> wasmtime::Result<()> {
-        self.table.get_mut(&connection)?.close().await;
-        Ok(())
-    }
-
-    async fn drop(&mut self, connection: Resource<Connection>) -> wasmtime::Result<()> {
-        self.table.delete(connection)?;
-        Ok(())
-    }
-}
-
-impl rustpad::mcp::elicitation::Host for CallState {
-    async fn ask(&mut self, params_json: String) -> wasmtime::Result<Result<String, String>> {
-        match &self.elicitor {
-            Some(elicitor) => Ok(elicitor.ask(params_json).await),
-            None => Ok(Err("this transport cannot ask the client".into())),
-        }
-    }
-}
-
-impl rustpad::mcp::single_use::Host for CallState {
-    async fn spend(&mut self, id: String, ttl_seconds: u32) -> wasmtime::Result<bool> {
-        Ok(self
-            .spent
-            .spend(id, Duration::from_secs(u64::from(ttl_seconds))))
-    }
-}
-
-impl rustpad::mcp::tally::Host for CallState {
-    async fn add(
-        &mut self,
-        key: String,
-        amount: u64,
-        window_seconds: u32,
-    ) -> wasmtime::Result<Option<u64>> {
-        Ok(self
-            .tallies
-            .add(key, amount, Duration::from_secs(u64::from(window_seconds))))
-    }
-}
-
 /// What the component said about its configuration.
 pub struct Startup {
     pub origin: Option<String>,
     pub insecure_tls: bool,
     pub notices: Vec<String>,
+    /// Methods whose reply may hand over a new session.
+    pub session_openers: Vec<String>,
 }
 
-/// The component's answer to one message.
+/// The component's answer to one message (the WIT `reply`), and its cost.
 pub struct Reply {
     pub response: Option<String>,
     pub session: Option<String>,
+    pub error_code: Option<i64>,
+    pub busy: bool,
     pub cost: Cost,
 }
 
@@ -371,6 +169,7 @@ impl Runtime {
         rustpad::mcp::elicitation::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::single_use::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::tally::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        rustpad::mcp::calls::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         let pre = ServerPre::new(linker.instantiate_pre(&component)?)?;
         Ok(Runtime {
             engine,
@@ -388,7 +187,12 @@ impl Runtime {
         self.egress = egress;
     }
 
-    fn store(&self, elicitor: Option<Arc<dyn Elicitor>>) -> Result<Store<CallState>, Failure> {
+    /// Takes `bytes` from the memory budget of running calls.
+    pub fn reserve(&self, bytes: usize) -> Result<Reservation, String> {
+        self.budget.reserve(bytes)
+    }
+
+    fn store(&self, grants: Grants) -> Result<Store<CallState>, Failure> {
         let mut wasi = WasiCtxBuilder::new();
         wasi.envs(&self.env)
             .inherit_stderr()
@@ -410,7 +214,9 @@ impl Runtime {
             egress: self.egress.clone(),
             spent: self.spent.clone(),
             tallies: self.tallies.clone(),
-            elicitor,
+            elicitor: grants.elicitor,
+            places: grants.places,
+            place: None,
             waited,
         };
         let mut store = Store::new(&self.engine, state);
@@ -426,10 +232,10 @@ impl Runtime {
     /// a [`Failure`] that says what stopped the call.
     async fn with_instance<T>(
         &self,
-        elicitor: Option<Arc<dyn Elicitor>>,
+        grants: Grants,
         call: impl AsyncFnOnce(Server, &mut Store<CallState>) -> wasmtime::Result<T>,
     ) -> Result<T, Failure> {
-        self.measured(elicitor, call)
+        self.measured(grants, call)
             .await
             .map(|(outcome, _)| outcome)
     }
@@ -437,11 +243,11 @@ impl Runtime {
     /// Like [`Runtime::with_instance`], also saying where the time went.
     async fn measured<T>(
         &self,
-        elicitor: Option<Arc<dyn Elicitor>>,
+        grants: Grants,
         call: impl AsyncFnOnce(Server, &mut Store<CallState>) -> wasmtime::Result<T>,
     ) -> Result<(T, Cost), Failure> {
         let started = Instant::now();
-        let mut store = self.store(elicitor)?;
+        let mut store = self.store(grants)?;
         let outcome = match self.pre.instantiate_async(&mut store).await {
             Ok(server) => {
                 let instantiated = started.elapsed();
@@ -465,7 +271,7 @@ impl Runtime {
     /// Asks the component to validate its configuration.
     pub async fn configure(&self) -> Result<Result<Startup, String>, Failure> {
         let outcome = self
-            .with_instance(None, async |server, store| {
+            .with_instance(Grants::default(), async |server, store| {
                 server.call_configure(store).await
             })
             .await?;
@@ -473,24 +279,29 @@ impl Runtime {
             origin: s.origin,
             insecure_tls: s.insecure_tls,
             notices: s.notices,
+            session_openers: s.session_openers,
         }))
     }
 
-    /// Hands one message to a fresh instance.
+    /// Hands one message to a fresh instance; `headers` are its standard
+    /// HTTP headers when it came over HTTP.
     pub async fn handle(
         &self,
         message: &str,
+        headers: Option<&HttpHeaders>,
         session: Option<&str>,
-        elicitor: Option<Arc<dyn Elicitor>>,
+        grants: Grants,
     ) -> Result<Reply, Failure> {
         let (reply, cost) = self
-            .measured(elicitor, async |server, store| {
-                server.call_handle(store, message, session).await
+            .measured(grants, async |server, store| {
+                server.call_handle(store, message, headers, session).await
             })
             .await?;
         Ok(Reply {
             response: reply.response,
             session: reply.session,
+            error_code: reply.error_code,
+            busy: reply.busy,
             cost,
         })
     }

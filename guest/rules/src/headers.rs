@@ -1,18 +1,28 @@
-//! The standard headers of 2026-07-28 (`MCP-Protocol-Version`, `Mcp-Method`,
-//! `Mcp-Name`) repeat what the body says, so that gateways can route a
-//! request without reading it. A request whose headers disagree with its
-//! body would be routed one way and served another, so it is refused.
+//! The standard headers of Streamable HTTP (`MCP-Protocol-Version`,
+//! `Mcp-Method`, `Mcp-Name`) repeat what the body says, so that gateways can
+//! route a request without reading it. A request whose headers disagree with
+//! its body would be routed one way and served another, so it is refused; so
+//! is a body that gives a routed key twice (which parser wins is anybody's
+//! guess).
 
 use base64::Engine;
-use http::HeaderMap;
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+/// The header names, in lower case.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const METHOD: &str = "mcp-method";
-const NAME: &str = "mcp-name";
+pub const METHOD: &str = "mcp-method";
+pub const NAME: &str = "mcp-name";
 pub const SESSION_ID: &str = "mcp-session-id";
+
+/// The standard headers a request carried (the first of each), as sent.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct StandardHeaders {
+    pub protocol_version: Option<String>,
+    pub method: Option<String>,
+    pub name: Option<String>,
+}
 
 /// What a request's body says about itself: the parts the headers repeat,
 /// and the parts that tell the revision.
@@ -28,7 +38,7 @@ pub struct Claims {
 
 /// The levels of a message the claims come from, each kept raw: reading
 /// them allocates nothing for the rest of the body, and a routed key given
-/// twice is an error here, where the component would take the last one.
+/// twice is an error here.
 #[derive(Deserialize)]
 struct Top<'a> {
     #[serde(borrow)]
@@ -57,8 +67,7 @@ struct Meta<'a> {
     client_info: Option<&'a RawValue>,
 }
 
-/// Reads `raw` as `T` when it is an object; anything else holds no claims
-/// (and the component refuses it).
+/// Reads `raw` as `T` when it is an object; anything else holds no claims.
 fn object<'a, T: Deserialize<'a>>(raw: Option<&'a RawValue>) -> serde_json::Result<Option<T>> {
     match raw {
         Some(raw) if raw.get().starts_with('{') => serde_json::from_str(raw.get()).map(Some),
@@ -97,15 +106,13 @@ impl Claims {
         })
     }
 
+    /// The method the body names, if it names one as a string.
     pub fn method(&self) -> Option<&str> {
         self.method.as_deref()
     }
 
     /// A 2026-07-28 request: it carries one of that revision's `_meta` keys,
-    /// or calls `server/discover`, which only that revision has. The same
-    /// rule as the component's (`guest/src/mcp/mod.rs`, `modern_meta`), so the
-    /// host never treats as a session message what the component serves
-    /// statelessly.
+    /// or calls `server/discover`, which only that revision has.
     pub fn is_modern(&self) -> bool {
         self.version.is_some()
             || self.has_capabilities
@@ -116,8 +123,8 @@ impl Claims {
     /// Checks the standard headers against the body. A complete 2026-07-28
     /// request must carry all three; any other message must agree with
     /// whichever it carries. (A 2026-07-28 body that lacks a `_meta` field is
-    /// told so by the component, which is the more useful answer.)
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), String> {
+    /// told so by the dispatch, which is the more useful answer.)
+    pub fn check(&self, headers: &StandardHeaders) -> Result<(), String> {
         let method = self.method.as_deref().unwrap_or_default();
         let named = match method {
             "tools/call" | "prompts/get" => self.name.as_ref(),
@@ -128,39 +135,83 @@ impl Claims {
             Some(Value::String(name)) => Some(name.as_str()),
             _ => None,
         };
+        let sent = |value: &Option<String>| value.clone();
         if let (Some(Value::String(version)), true) = (&self.version, self.has_capabilities) {
-            header_matches(headers, PROTOCOL_VERSION, "MCP-Protocol-Version", version)?;
-            header_matches(headers, METHOD, "Mcp-Method", method)?;
+            matches(
+                sent(&headers.protocol_version),
+                "MCP-Protocol-Version",
+                version,
+            )?;
+            matches(sent(&headers.method), "Mcp-Method", method)?;
             if let Some(name) = named {
-                header_matches(headers, NAME, "Mcp-Name", name)?;
+                matches(sent(&headers.name), "Mcp-Name", name)?;
             }
         } else if !self.is_modern() {
-            if headers.contains_key(METHOD) {
-                header_matches(headers, METHOD, "Mcp-Method", method)?;
+            if headers.method.is_some() {
+                matches(sent(&headers.method), "Mcp-Method", method)?;
             }
-            if headers.contains_key(NAME) {
-                header_matches(headers, NAME, "Mcp-Name", named.unwrap_or_default())?;
+            if headers.name.is_some() {
+                matches(sent(&headers.name), "Mcp-Name", named.unwrap_or_default())?;
             }
         }
         Ok(())
     }
 }
 
-fn header_matches(
-    headers: &HeaderMap,
-    header: &str,
-    shown: &str,
-    body: &str,
-) -> Result<(), String> {
-    let Some(value) = headers.get(header) else {
+/// What a Streamable HTTP request does with the session its
+/// `Mcp-Session-Id` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionUse {
+    /// Nothing: a 2026-07-28 request stands alone, and a session header on
+    /// it is ignored.
+    None,
+    /// `initialize` starts a new session, whatever one it names.
+    Opens,
+    /// Anything else belongs to the session it names, if it names one.
+    Continues,
+}
+
+/// How the request in `body` uses a session.
+pub fn session_use(body: &str) -> SessionUse {
+    match Claims::read(body) {
+        Ok(claims) if claims.is_modern() => SessionUse::None,
+        Ok(claims) if claims.method() == Some("initialize") => SessionUse::Opens,
+        _ => SessionUse::Continues,
+    }
+}
+
+/// What is wrong with a request's `MCP-Protocol-Version`, if anything: in a
+/// session it must name the revision agreed there; outside one it must name
+/// a revision the server speaks. (A 2026-07-28 request's header is checked
+/// against its `_meta` by [`Claims::check`] instead.)
+pub fn version_problem(
+    headers: &StandardHeaders,
+    session_version: Option<&str>,
+    supported: &[&str],
+    modern: bool,
+) -> Option<String> {
+    let named = headers.protocol_version.as_deref()?.trim();
+    match session_version {
+        Some(agreed) if named != agreed => Some(format!(
+            "Bad request: MCP-Protocol-Version must be {agreed}, the revision this session agreed on"
+        )),
+        Some(_) => None,
+        None if modern || supported.contains(&named) => None,
+        None => Some(format!(
+            "Bad request: MCP-Protocol-Version {:?} is not a revision this server speaks ({})",
+            named.chars().take(40).collect::<String>(),
+            supported.join(", ")
+        )),
+    }
+}
+
+fn matches(sent: Option<String>, shown: &str, body: &str) -> Result<(), String> {
+    let Some(value) = sent else {
         return Err(format!(
             "Header mismatch: the {shown} header is missing; it must repeat the body's value {body:?}"
         ));
     };
-    let sent = value
-        .to_str()
-        .ok()
-        .and_then(|text| decode(text.trim()))
+    let sent = decode(value.trim())
         .ok_or_else(|| format!("Header mismatch: the {shown} header is not valid"))?;
     if sent == body {
         Ok(())
@@ -190,14 +241,13 @@ fn decode(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use http::HeaderValue;
 
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.insert(*name, HeaderValue::from_str(value).unwrap());
+    fn headers(version: Option<&str>, method: Option<&str>, name: Option<&str>) -> StandardHeaders {
+        StandardHeaders {
+            protocol_version: version.map(String::from),
+            method: method.map(String::from),
+            name: name.map(String::from),
         }
-        map
     }
 
     const CALL: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_document","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
@@ -206,27 +256,23 @@ mod tests {
     fn headers_must_repeat_the_body() {
         let call = Claims::read(CALL).unwrap();
         assert!(call.is_modern());
-        let good = [
-            (PROTOCOL_VERSION, "2026-07-28"),
-            (METHOD, "tools/call"),
-            (NAME, "  get_document "),
-        ];
-        assert_eq!(call.check(&headers(&good)), Ok(()));
-        let encoded = [
-            (PROTOCOL_VERSION, "2026-07-28"),
-            (METHOD, "tools/call"),
-            (NAME, "=?base64?Z2V0X2RvY3VtZW50?="),
-        ];
-        assert_eq!(call.check(&headers(&encoded)), Ok(()));
+        let good = (
+            Some("2026-07-28"),
+            Some("tools/call"),
+            Some("  get_document "),
+        );
+        assert_eq!(call.check(&headers(good.0, good.1, good.2)), Ok(()));
+        let encoded = headers(good.0, good.1, Some("=?base64?Z2V0X2RvY3VtZW50?="));
+        assert_eq!(call.check(&encoded), Ok(()));
         for bad in [
-            &good[..2],
-            &good[1..],
-            &[good[0], (METHOD, "TOOLS/CALL"), good[2]][..],
-            &[good[0], good[1], (NAME, "set_document")][..],
-            &[good[0], good[1], (NAME, "=?base64?!!?=")][..],
-            &[(PROTOCOL_VERSION, "2025-11-25"), good[1], good[2]][..],
+            headers(good.0, good.1, None),
+            headers(None, good.1, good.2),
+            headers(good.0, Some("TOOLS/CALL"), good.2),
+            headers(good.0, good.1, Some("set_document")),
+            headers(good.0, good.1, Some("=?base64?!!?=")),
+            headers(Some("2025-11-25"), good.1, good.2),
         ] {
-            let refusal = call.check(&headers(bad)).unwrap_err();
+            let refusal = call.check(&bad).unwrap_err();
             assert!(refusal.starts_with("Header mismatch"), "{refusal}");
         }
     }
@@ -243,7 +289,7 @@ mod tests {
             r#""method":"tools/call","method":"x""#,
         );
         assert!(Claims::read(&body).is_err());
-        // Keys that route nothing may repeat; the component decides about them.
+        // Keys that route nothing may repeat; the dispatch decides about them.
         let body = CALL.replace(r#""arguments":{}"#, r#""arguments":{"a":1,"a":2}"#);
         assert!(Claims::read(&body).is_ok());
     }
@@ -254,31 +300,64 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_document"}}"#,
         )
         .unwrap();
-        assert_eq!(legacy.check(&HeaderMap::new()), Ok(()));
-        assert!(legacy.check(&headers(&[(NAME, "get_document")])).is_err());
-        assert!(legacy.check(&headers(&[(METHOD, "tools/list")])).is_err());
-        assert_eq!(legacy.check(&headers(&[(NAME, "create_document")])), Ok(()));
+        assert_eq!(legacy.check(&StandardHeaders::default()), Ok(()));
+        assert!(
+            legacy
+                .check(&headers(None, None, Some("get_document")))
+                .is_err()
+        );
+        assert!(
+            legacy
+                .check(&headers(None, Some("tools/list"), None))
+                .is_err()
+        );
+        assert_eq!(
+            legacy.check(&headers(None, None, Some("create_document"))),
+            Ok(())
+        );
         let note =
             Claims::read(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).unwrap();
-        assert!(note.check(&headers(&[(METHOD, "bogus")])).is_err());
+        assert!(note.check(&headers(None, Some("bogus"), None)).is_err());
     }
 
     #[test]
-    fn an_incomplete_or_legacy_body_is_left_to_the_component() {
+    fn an_incomplete_or_legacy_body_is_left_to_the_dispatch() {
         for body in [
             r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
         ] {
             let claims = Claims::read(body).unwrap();
-            assert_eq!(claims.check(&HeaderMap::new()), Ok(()), "{body}");
+            assert_eq!(claims.check(&StandardHeaders::default()), Ok(()), "{body}");
         }
         let claims = |body: &str| Claims::read(body).unwrap();
         assert!(!claims(r#"{"method":"tools/list"}"#).is_modern());
         assert!(claims(r#"{"method":"server/discover"}"#).is_modern());
+    }
+
+    #[test]
+    fn the_version_header_names_the_session_revision_or_a_spoken_one() {
+        let named = |v: &str| headers(Some(v), None, None);
+        let spoken = ["2026-07-28", "2025-11-25"];
+        assert_eq!(
+            version_problem(&named("2025-11-25"), Some("2025-11-25"), &spoken, false),
+            None
+        );
         assert!(
-            claims(r#"{"method":"x","params":{"_meta":{"io.modelcontextprotocol/clientCapabilities":{}}}}"#)
-                .is_modern()
+            version_problem(&named("2026-07-28"), Some("2025-11-25"), &spoken, false).is_some()
+        );
+        assert_eq!(
+            version_problem(&named("2025-11-25"), None, &spoken, false),
+            None
+        );
+        assert!(version_problem(&named("1999-01-01"), None, &spoken, false).is_some());
+        assert_eq!(
+            version_problem(&named("1999-01-01"), None, &spoken, true),
+            None
+        );
+        assert_eq!(
+            version_problem(&StandardHeaders::default(), None, &spoken, false),
+            None
         );
     }
 }

@@ -1,0 +1,14 @@
+//! The rules of MCP's transports that more than one side needs, without
+//! any I/O, so that the component, the host and any other transport built on
+//! the component read them from one place (it builds for wasm32-wasip2 as
+//! well as natively):
+//! - [`codes`]: the JSON-RPC error codes MCP uses;
+//! - [`status`]: the HTTP status a reply travels with on Streamable HTTP;
+//! - [`headers`]: the standard headers of Streamable HTTP, which must repeat
+//!   what the body says;
+//! - [`loopback`]: what names this machine.
+
+pub mod codes;
+pub mod headers;
+pub mod loopback;
+pub mod status;

@@ -1,0 +1,87 @@
+//! `tools/call` in either era: the tool runs in a call place the host
+//! grants, and a question the guard raises travels the era's way (an
+//! `input_required` result, or a dialog pushed through the host followed by
+//! running the same tool again with the answer).
+
+use serde_json::{Map, Value, json};
+
+use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS};
+
+use super::answers;
+use super::request::{Outcome, Request, RpcError};
+use crate::config::Config;
+use crate::guard::{ANSWER_KEY, MAX_ROUNDS};
+use crate::result;
+use crate::tools::{self, CallContext, Era, Outcome as ToolOutcome};
+
+pub(super) fn call_tool(config: &Config, request: &Request, mut context: CallContext) -> Outcome {
+    let params = &request.params;
+    let Some(name) = params.get("name").and_then(Value::as_str) else {
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            "Invalid params: tools/call needs a tool name",
+        ));
+    };
+    let tool = tools::catalogue::ToolName::from_name(name).filter(|tool| config.offers(*tool));
+    let Some(tool) = tool else {
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            format!("Unknown tool: {}", crate::text::clean_line(name, 100)),
+        ));
+    };
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(arguments)) => arguments.clone(),
+        Some(_) => {
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "Invalid params: \"arguments\" must be an object",
+            ));
+        }
+    };
+    if request.lone_surrogates {
+        return Ok(result::failure(&result::ToolError::new(
+            "the arguments contain an unpaired surrogate escape (\\ud800–\\udfff), which is not text; send valid Unicode",
+        )));
+    }
+    // The era adapter: a question becomes an input_required result
+    // (2026-07-28), or a dialog pushed to the client followed by the same
+    // tool running again with the answer (2025-11-25).
+    for _ in 0..=MAX_ROUNDS {
+        let question = match tools::call(config, tool, &arguments, &context) {
+            ToolOutcome::Done(result) => return Ok(result),
+            ToolOutcome::Ask(question) => question,
+            ToolOutcome::NoRoom(reason) => {
+                return Err(RpcError {
+                    busy: true,
+                    ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
+                });
+            }
+        };
+        if context.era == Era::Modern {
+            return Ok(json!({
+                "resultType": "input_required",
+                "inputRequests": {
+                    ANSWER_KEY: { "method": "elicitation/create", "params": question.params },
+                },
+                "requestState": question.state,
+            }));
+        }
+        let answer = match crate::elicitation::ask(&question.params.to_string()) {
+            Ok(answer) => answers::read(&answer),
+            Err(reason) => {
+                return Ok(result::failure(&result::ToolError::new(format!(
+                    "rustpad-mcp: could not ask a person to confirm ({}); nothing was changed",
+                    crate::text::clean_line(&reason, 200)
+                ))));
+            }
+        };
+        let mut responses = Map::new();
+        responses.insert(ANSWER_KEY.into(), answer);
+        context.responses = Some(responses);
+        context.state = Some(question.state);
+    }
+    Ok(result::failure(&result::ToolError::new(
+        "rustpad-mcp: the pad kept changing while a person was being asked; nothing was changed",
+    )))
+}

@@ -1,0 +1,178 @@
+//! One JSON-RPC message from the client, parsed, and the errors a message
+//! can be answered with.
+
+use serde_json::{Map, Value};
+
+use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+
+use super::answers;
+
+pub(super) struct Request {
+    pub id: Option<Value>,
+    pub method: String,
+    pub params: Map<String, Value>,
+    /// The message escaped an unpaired UTF-16 surrogate (`"\ud800"`), which
+    /// no Rust string can hold; it was read with U+FFFD in its place.
+    pub lone_surrogates: bool,
+    /// `inputResponses` given twice or giving a key twice: no answer can be
+    /// read from it with certainty.
+    pub ambiguous_answers: bool,
+}
+
+impl Request {
+    /// A request (a method that is not a notification) sent without an id:
+    /// it cannot be answered, so it is never carried out either.
+    pub fn lacks_its_id(&self) -> bool {
+        self.id.is_none() && !self.method.starts_with("notifications/")
+    }
+}
+
+/// Why a message was not answered with a result.
+pub(super) struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+    /// The server had no room to carry the message out; retrying may work.
+    pub busy: bool,
+}
+
+impl RpcError {
+    pub fn new(code: i64, message: impl Into<String>) -> RpcError {
+        RpcError {
+            code,
+            message: message.into(),
+            data: None,
+            busy: false,
+        }
+    }
+}
+
+pub(super) type Outcome = Result<Value, RpcError>;
+
+/// Parses a message. `Ok(None)`: nothing to answer (a stray response).
+// Once per message, and the error is what gets answered: its size is no cost worth boxing for.
+#[allow(clippy::result_large_err)]
+pub(super) fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, RpcError)> {
+    let not_json = || {
+        (
+            None,
+            RpcError::new(PARSE_ERROR, "Parse error: the message is not valid JSON"),
+        )
+    };
+    let (value, lone_surrogates): (Value, bool) = match serde_json::from_str(message) {
+        Ok(value) => (value, false),
+        Err(_) => {
+            let repaired = replace_lone_surrogates(message).ok_or_else(not_json)?;
+            (
+                serde_json::from_str(&repaired).map_err(|_| not_json())?,
+                true,
+            )
+        }
+    };
+    let Value::Object(mut object) = value else {
+        return Err((
+            None,
+            RpcError::new(
+                INVALID_REQUEST,
+                "Invalid request: expected a JSON-RPC object",
+            ),
+        ));
+    };
+    let id = object.remove("id");
+    let id_is_valid = matches!(&id, None | Some(Value::String(_)))
+        || id.as_ref().is_some_and(|v| v.is_i64() || v.is_u64());
+    let echo_id = if id_is_valid { id.clone() } else { None };
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err((
+            echo_id,
+            RpcError::new(
+                INVALID_REQUEST,
+                "Invalid request: \"jsonrpc\" must be \"2.0\"",
+            ),
+        ));
+    }
+    let method = match object.remove("method") {
+        Some(Value::String(method)) => method,
+        None if object.contains_key("result") || object.contains_key("error") => return Ok(None),
+        _ => {
+            return Err((
+                echo_id,
+                RpcError::new(
+                    INVALID_REQUEST,
+                    "Invalid request: \"method\" must be a string",
+                ),
+            ));
+        }
+    };
+    if !id_is_valid {
+        return Err((
+            None,
+            RpcError::new(
+                INVALID_REQUEST,
+                "Invalid request: \"id\" must be a string or an integer",
+            ),
+        ));
+    }
+    let params = match object.remove("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(params)) => params,
+        Some(_) => {
+            return Err((
+                id,
+                RpcError::new(
+                    INVALID_PARAMS,
+                    "Invalid params: \"params\" must be an object",
+                ),
+            ));
+        }
+    };
+    Ok(Some(Request {
+        id,
+        method,
+        params,
+        lone_surrogates,
+        ambiguous_answers: answers::input_responses_are_ambiguous(message),
+    }))
+}
+
+/// Rewrites `\uD800`–`\uDFFF` escapes that do not form a pair as `\uFFFD`;
+/// None when there were none (the message is broken some other way).
+pub(super) fn replace_lone_surrogates(message: &str) -> Option<String> {
+    let surrogate_at = |at: usize| -> Option<u16> {
+        let hex = message.get(at + 2..at + 6)?;
+        let unit = u16::from_str_radix(hex, 16).ok()?;
+        (message.get(at..at + 2) == Some("\\u") && (0xD800..=0xDFFF).contains(&unit))
+            .then_some(unit)
+    };
+    let mut repaired = String::with_capacity(message.len());
+    let mut replaced = false;
+    let mut rest = message.char_indices().peekable();
+    while let Some((at, c)) = rest.next() {
+        if c != '\\' {
+            repaired.push(c);
+            continue;
+        }
+        match surrogate_at(at) {
+            Some(0xD800..=0xDBFF) if surrogate_at(at + 6).is_some_and(|low| low >= 0xDC00) => {
+                repaired.push_str(&message[at..at + 12]);
+                for _ in 0..11 {
+                    rest.next();
+                }
+            }
+            Some(_) => {
+                repaired.push_str("\\uFFFD");
+                replaced = true;
+                for _ in 0..5 {
+                    rest.next();
+                }
+            }
+            None => {
+                repaired.push('\\');
+                if let Some((_, escaped)) = rest.next() {
+                    repaired.push(escaped);
+                }
+            }
+        }
+    }
+    replaced.then_some(repaired)
+}

@@ -1,0 +1,197 @@
+//! The life of a call, the same on every transport: it takes its message's
+//! share of the memory budget, registers under its request id so that
+//! `notifications/cancelled` can stop it, runs in a fresh instance with what
+//! the transport grants (a way to ask the client, the places for tool
+//! calls), is traced, turns a failure into an error for the client, and
+//! unregisters however it ends. A question it left open is withdrawn by the
+//! questions themselves ([`crate::questions`]).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_REQUEST};
+use serde_json::Value;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::flights::{Flights, Grounded};
+use crate::jsonrpc::{DUPLICATE_ID, error_response, key};
+use crate::runtime::{Grants, HttpHeaders, Runtime};
+
+/// Places for tool calls: how many may run at once, and what a call past
+/// them is told (naming the setting that changes it).
+pub struct CallPlaces {
+    places: Arc<Semaphore>,
+    refusal: String,
+}
+
+impl CallPlaces {
+    pub fn new(count: usize, setting: &str) -> CallPlaces {
+        CallPlaces {
+            places: Arc::new(Semaphore::new(count)),
+            refusal: format!(
+                "{count} tool calls are already running, as many as this server runs at once ({setting}); retry when one has finished"
+            ),
+        }
+    }
+
+    /// A place, held until dropped, or the refusal.
+    pub fn take(&self) -> Result<OwnedSemaphorePermit, String> {
+        self.places
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| self.refusal.clone())
+    }
+}
+
+/// One message to run, with everything its transport gives it.
+pub struct Launch {
+    pub message: String,
+    /// Its request id, from the envelope; none for a notification.
+    pub id: Option<Value>,
+    /// Its method as sent, for trace lines only.
+    pub method: String,
+    pub headers: Option<HttpHeaders>,
+    pub session: Option<String>,
+    pub grants: Grants,
+    /// Where it can be cancelled by id: its connection's or session's.
+    pub flights: Option<Arc<Flights>>,
+    /// A place the transport took for it, held while it runs.
+    pub place: Option<OwnedSemaphorePermit>,
+}
+
+/// How a call ended: what to tell the client, if anything.
+#[derive(Debug, Default)]
+pub struct Ended {
+    pub response: Option<String>,
+    pub session: Option<String>,
+    pub error_code: Option<i64>,
+    pub busy: bool,
+}
+
+impl Ended {
+    fn error(id: Option<&Value>, code: i64, message: &str, busy: bool) -> Ended {
+        Ended {
+            response: id.map(|id| error_response(id, code, message)),
+            session: None,
+            error_code: Some(code),
+            busy,
+        }
+    }
+
+    /// The answer to a request whose id is already taken by a running call.
+    pub fn duplicate(id: &Value) -> Ended {
+        Ended::error(Some(id), INVALID_REQUEST, DUPLICATE_ID, false)
+    }
+}
+
+/// A call on its way; awaiting it gives how it ended, or none when it was
+/// stopped (cancelled, or its session ended).
+pub struct Running {
+    task: JoinHandle<Ended>,
+}
+
+/// Dropping a call stops it: a client that went away gets nothing more.
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Future for Running {
+    type Output = Option<Ended>;
+
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Option<Ended>> {
+        Pin::new(&mut self.task)
+            .poll(context)
+            .map(|joined| match joined {
+                Ok(ended) => Some(ended),
+                Err(stopped) if stopped.is_cancelled() => None,
+                Err(_) => {
+                    eprintln!("rustpad-mcp: a call failed inside the host");
+                    Some(Ended::default())
+                }
+            })
+    }
+}
+
+/// Starts `launch` on a task of its own. Refused (and never started) when
+/// its id is taken by a running call, or its connection or session ended.
+pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Running, Grounded> {
+    let Launch {
+        message,
+        id,
+        method,
+        headers,
+        session,
+        grants,
+        flights,
+        place,
+    } = launch;
+    let runtime = runtime.clone();
+    let flight = id.as_ref().map(key);
+    let registration = flights.clone().zip(flight.clone());
+    // The call starts once it is registered, so it cannot end (and
+    // unregister) before it was ever registered.
+    let (cleared, clearance) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _place = place;
+        if clearance.await.is_err() {
+            return Ended::default();
+        }
+        // Unregisters the call however it ends, a panic included.
+        let _landing = registration.map(|(flights, flight)| Landing { flights, flight });
+        let _bytes = match runtime.reserve(message.len()) {
+            Ok(bytes) => bytes,
+            Err(reason) => {
+                return Ended::error(
+                    id.as_ref(),
+                    INTERNAL_ERROR,
+                    &format!("Server busy: {reason}"),
+                    true,
+                );
+            }
+        };
+        let outcome = runtime
+            .handle(&message, headers.as_ref(), session.as_deref(), grants)
+            .await;
+        match outcome {
+            Ok(reply) => {
+                if trace {
+                    reply.cost.trace(&method, id.as_ref());
+                }
+                Ended {
+                    response: reply.response,
+                    session: reply.session,
+                    error_code: reply.error_code,
+                    busy: reply.busy,
+                }
+            }
+            Err(failure) => {
+                eprintln!("rustpad-mcp: {}", failure.0);
+                Ended::error(id.as_ref(), INTERNAL_ERROR, &failure.0, false)
+            }
+        }
+    });
+    if let (Some(flights), Some(flight)) = (flights, flight) {
+        flights.start(flight, task.abort_handle())?;
+    }
+    let _ = cleared.send(());
+    Ok(Running { task })
+}
+
+/// A running call's registration, given up when the call ends.
+struct Landing {
+    flights: Arc<Flights>,
+    flight: String,
+}
+
+impl Drop for Landing {
+    fn drop(&mut self) {
+        if let Some(call) = tokio::task::try_id() {
+            self.flights.finish(&self.flight, call);
+        }
+    }
+}

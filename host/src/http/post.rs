@@ -1,0 +1,332 @@
+//! A POST to `/mcp`: one JSON-RPC message, read within the size, memory and
+//! time limits, then routed on its JSON-RPC framing alone. A response goes
+//! to the session question it answers, `notifications/cancelled` stops a
+//! session's call, and everything else is a call ([`crate::call`]) whose
+//! outcome travels back on this POST ([`super::stream`]). The component
+//! checks the standard headers against the body, and says what MCP means.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
+use http::{HeaderMap, Request, Response, StatusCode};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use rustpad_mcp_rules::codes::{INVALID_REQUEST, PARSE_ERROR};
+use rustpad_mcp_rules::headers::{
+    METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, SessionUse, session_use,
+};
+use serde_json::Value;
+
+use super::replies::{busy, empty, plain, rpc_error, too_large, unknown_session};
+use super::sessions::Session;
+use super::{BODY_TIMEOUT, Body, Server, stream};
+use crate::call::{Launch, launch};
+use crate::flights::Grounded;
+use crate::jsonrpc::{DUPLICATE_ID, Envelope, MAX_MESSAGE_BYTES, key};
+use crate::outbox::{CALL_QUEUE_BYTES, outbox};
+use crate::questions::Asker;
+use crate::runtime::{Elicitor, Grants, HttpHeaders};
+
+impl Server {
+    pub(super) async fn post(&self, request: Request<Incoming>) -> Response<Body> {
+        let (parts, body) = request.into_parts();
+        if let Some(refusal) = unacceptable(&parts.headers) {
+            return refusal;
+        }
+        let headers = match standard_headers(&parts.headers) {
+            Ok(headers) => headers,
+            Err(repeated) => {
+                return plain(
+                    StatusCode::BAD_REQUEST,
+                    &format!("Bad request: the request carries more than one {repeated} header\n"),
+                );
+            }
+        };
+        let text = match self.read(&parts.headers, body).await {
+            Ok(text) => text,
+            Err(refusal) => return refusal,
+        };
+        // The session the request names, unless it is one that stands alone
+        // or opens a session of its own.
+        let session = match (session_use(&text), parts.headers.get(SESSION_ID)) {
+            (SessionUse::None | SessionUse::Opens, _) | (SessionUse::Continues, None) => None,
+            (SessionUse::Continues, Some(name)) => {
+                match name.to_str().ok().and_then(|name| self.sessions.get(name)) {
+                    Some(session) => Some(session),
+                    None => return unknown_session(),
+                }
+            }
+        };
+        let envelope = Envelope::read(&text);
+        let id = envelope.id();
+        if envelope.is_response() {
+            return self.answer(
+                session.as_deref(),
+                envelope.answer(),
+                &id.unwrap_or_default(),
+            );
+        }
+        if envelope.method.as_deref() == Some("notifications/cancelled") {
+            if let (Some(session), Some(request)) = (&session, envelope.cancelled_request()) {
+                session.flights.cancel(&request);
+            }
+            return empty(StatusCode::ACCEPTED);
+        }
+        let method = envelope.method.clone().unwrap_or_default();
+        drop(envelope);
+        let Ok(place) = self.in_hand.clone().try_acquire_owned() else {
+            return busy(
+                &id.unwrap_or_default(),
+                "Server busy: too many requests are running; retry shortly",
+            );
+        };
+        let (out, questions) = outbox(CALL_QUEUE_BYTES);
+        // Questions travel on the response's event stream, which only a
+        // session's client can answer, and only if it takes event streams.
+        let elicitor = session.as_ref().map(|session| -> Arc<dyn Elicitor> {
+            if accepts_event_streams(&parts.headers) {
+                Arc::new(Asker {
+                    questions: session.questions.clone(),
+                    out,
+                })
+            } else {
+                Arc::new(NoEventStream)
+            }
+        });
+        let call = Launch {
+            message: text,
+            id: id.clone(),
+            method,
+            headers: Some(headers),
+            session: session.as_ref().map(|session| session.negotiated.clone()),
+            grants: Grants {
+                elicitor,
+                places: Some(self.places.clone()),
+            },
+            flights: session.as_ref().map(|session| session.flights.clone()),
+            place: Some(place),
+        };
+        match launch(&self.runtime, call, self.trace) {
+            Ok(running) => {
+                stream::respond(running, questions, session.is_some(), &self.sessions).await
+            }
+            Err(Grounded::Duplicate) => rpc_error(
+                StatusCode::BAD_REQUEST,
+                &id.unwrap_or_default(),
+                INVALID_REQUEST,
+                DUPLICATE_ID,
+            ),
+            Err(Grounded::Closed) => unknown_session(),
+        }
+    }
+
+    /// Reads a POST's body within the size, memory and time limits.
+    async fn read(&self, headers: &HeaderMap, body: Incoming) -> Result<String, Response<Body>> {
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|length| length > MAX_MESSAGE_BYTES as u64) {
+            return Err(too_large());
+        }
+        match tokio::time::timeout(BODY_TIMEOUT, self.receive(body)).await {
+            Err(_) => Err(plain(
+                StatusCode::REQUEST_TIMEOUT,
+                "Request timeout: the body did not arrive within 30 seconds\n",
+            )),
+            Ok(received) => received,
+        }
+    }
+
+    /// Receives a body, taking its share of the memory budget as its bytes
+    /// arrive, so that a slow sender holds only what it has sent.
+    async fn receive(&self, mut body: Incoming) -> Result<String, Response<Body>> {
+        let mut received = Vec::new();
+        let mut budget = Vec::new();
+        let mut reserved_kib = 0;
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else {
+                return Err(plain(
+                    StatusCode::BAD_REQUEST,
+                    "Bad request: the body was cut short\n",
+                ));
+            };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            if received.len() + data.len() > MAX_MESSAGE_BYTES {
+                return Err(too_large());
+            }
+            received.extend_from_slice(&data);
+            let needed_kib = received.len().div_ceil(1024);
+            if needed_kib > reserved_kib {
+                let more = u32::try_from(needed_kib - reserved_kib).unwrap_or(u32::MAX);
+                match self.bodies.clone().try_acquire_many_owned(more) {
+                    Ok(permit) => budget.push(permit),
+                    Err(_) => {
+                        return Err(busy(
+                            &Value::Null,
+                            "Server busy: too many requests are being received; retry shortly",
+                        ));
+                    }
+                }
+                reserved_kib = needed_kib;
+            }
+        }
+        String::from_utf8(received).map_err(|_| {
+            rpc_error(
+                StatusCode::BAD_REQUEST,
+                &Value::Null,
+                PARSE_ERROR,
+                "Parse error: the message is not UTF-8",
+            )
+        })
+    }
+
+    /// A client's answer to one of the session's questions.
+    fn answer(
+        &self,
+        session: Option<&Session>,
+        answer: crate::questions::Answer,
+        id: &Value,
+    ) -> Response<Body> {
+        match session {
+            Some(session) if session.questions.resolve(&key(id), answer) => {
+                empty(StatusCode::ACCEPTED)
+            }
+            Some(_) => plain(
+                StatusCode::BAD_REQUEST,
+                "Bad request: no open question of this session has that id (answered already, or timed out)\n",
+            ),
+            None => plain(
+                StatusCode::BAD_REQUEST,
+                "Bad request: an answer needs the Mcp-Session-Id of the session that asked\n",
+            ),
+        }
+    }
+}
+
+/// The standard headers, each at most once: a request that repeats one
+/// could be routed on one copy and served on another. The error names the
+/// repeated header.
+fn standard_headers(headers: &HeaderMap) -> Result<HttpHeaders, &'static str> {
+    let one = |name: &'static str| -> Result<Option<String>, &'static str> {
+        let mut values = headers.get_all(name).iter();
+        let first = values.next();
+        if values.next().is_some() {
+            return Err(name);
+        }
+        Ok(first.map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned()))
+    };
+    Ok(HttpHeaders {
+        protocol_version: one(PROTOCOL_VERSION)?,
+        method: one(METHOD)?,
+        name: one(NAME)?,
+    })
+}
+
+/// The elicitor of a call whose client accepts no event stream.
+struct NoEventStream;
+
+impl Elicitor for NoEventStream {
+    fn ask(&self, _: String) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>> {
+        Box::pin(async {
+            Err("the request's Accept header allows no text/event-stream, which is where the question would travel".into())
+        })
+    }
+}
+
+/// The media types listed in `Accept`, lower-cased, without parameters.
+fn accepted(headers: &HeaderMap) -> Vec<String> {
+    headers
+        .get_all(ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|item| {
+            item.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        })
+        .collect()
+}
+
+fn accepts_event_streams(headers: &HeaderMap) -> bool {
+    let accepted = accepted(headers);
+    accepted.is_empty()
+        || accepted
+            .iter()
+            .any(|t| matches!(t.as_str(), "text/event-stream" | "text/*" | "*/*"))
+}
+
+/// A request we cannot answer in a form the client takes, or a body that is not JSON.
+fn unacceptable(headers: &HeaderMap) -> Option<Response<Body>> {
+    let content_type = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    if !essence.eq_ignore_ascii_case("application/json") {
+        return Some(plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported media type: POST a JSON-RPC message as application/json\n",
+        ));
+    }
+    let accepted = accepted(headers);
+    let takes_json = accepted.is_empty()
+        || accepted
+            .iter()
+            .any(|t| matches!(t.as_str(), "application/json" | "application/*" | "*/*"));
+    if !takes_json {
+        return Some(plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not acceptable: answers are application/json (or text/event-stream while a question is open); list both in Accept\n",
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http::HeaderValue;
+
+    #[test]
+    fn a_post_must_be_json_and_accept_json() {
+        let headers = |pairs: &[(&'static str, &'static str)]| {
+            let mut map = HeaderMap::new();
+            for (name, value) in pairs {
+                map.insert(*name, HeaderValue::from_static(value));
+            }
+            map
+        };
+        let status = |pairs| unacceptable(&headers(pairs)).map(|r| r.status());
+        assert_eq!(status(&[("content-type", "application/json")]), None);
+        assert_eq!(
+            status(&[
+                ("content-type", "Application/JSON; charset=utf-8"),
+                ("accept", "text/event-stream, application/json")
+            ]),
+            None
+        );
+        assert_eq!(
+            status(&[("content-type", "application/json"), ("accept", "*/*")]),
+            None
+        );
+        assert_eq!(status(&[]), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE));
+        assert_eq!(
+            status(&[("content-type", "text/plain")]),
+            Some(StatusCode::UNSUPPORTED_MEDIA_TYPE)
+        );
+        assert_eq!(
+            status(&[
+                ("content-type", "application/json"),
+                ("accept", "text/event-stream")
+            ]),
+            Some(StatusCode::NOT_ACCEPTABLE)
+        );
+    }
+}

@@ -1,0 +1,158 @@
+//! The answers the HTTP transport writes itself: refusals, JSON-RPC errors,
+//! plain-text explanations, CORS, and empty acknowledgements.
+
+use bytes::Bytes;
+use http::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, CONTENT_TYPE, RETRY_AFTER, VARY,
+    WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS,
+};
+use http::{HeaderValue, Response, StatusCode};
+use http_body_util::{BodyExt, Full};
+use rustpad_mcp_rules::codes::INTERNAL_ERROR;
+use serde_json::Value;
+
+use super::Body;
+use super::gate::{Admitted, Refusal};
+use crate::jsonrpc::{MAX_MESSAGE_BYTES, error_response};
+
+/// What a browser page may send and read (CORS), for the origins the gate allows.
+const CORS_REQUEST_HEADERS: &str =
+    "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id";
+const CORS_EXPOSED_HEADERS: &str = "mcp-session-id, www-authenticate, retry-after";
+
+pub(super) fn refused(refusal: Refusal) -> Response<Body> {
+    match refusal {
+        Refusal::Unauthorized => {
+            let mut response = plain(
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: send Authorization: Bearer <the server's RUSTPAD_MCP_HTTP_TOKEN>\n",
+            );
+            response.headers_mut().insert(
+                WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"rustpad-mcp\""),
+            );
+            response
+        }
+        Refusal::Origin(origin) => plain(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "Forbidden: requests from origin {origin:?} are not allowed (list it in RUSTPAD_MCP_HTTP_ORIGINS)\n"
+            ),
+        ),
+        Refusal::Host(host) => plain(
+            StatusCode::FORBIDDEN,
+            &format!(
+                "Forbidden: this server listens on loopback and answers only to localhost, not to Host {host:?}\n"
+            ),
+        ),
+        Refusal::SeveralOrigins => plain(
+            StatusCode::FORBIDDEN,
+            "Forbidden: the request carries more than one Origin header\n",
+        ),
+        Refusal::Target(problem) => plain(
+            StatusCode::BAD_REQUEST,
+            &format!("Bad request: {problem}\n"),
+        ),
+        Refusal::Proxied => plain(
+            StatusCode::FORBIDDEN,
+            "Forbidden: this request came through a proxy, and this server has no token, so it would serve anyone the proxy serves; set RUSTPAD_MCP_HTTP_TOKEN (see docs/deployment.md)\n",
+        ),
+    }
+}
+
+/// The answer to a CORS preflight the gate let through.
+pub(super) fn preflight_answer() -> Response<Body> {
+    let mut response = empty(StatusCode::NO_CONTENT);
+    let headers = response.headers_mut();
+    headers.insert(
+        ACCESS_CONTROL_ALLOW_METHODS,
+        // GET is answered 405 (no stream is opened), so it is not offered.
+        HeaderValue::from_static("POST, DELETE"),
+    );
+    headers.insert(
+        ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static(CORS_REQUEST_HEADERS),
+    );
+    headers.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+    response
+}
+
+/// Names the browser origin the gate allowed, so its page may read the answer.
+pub(super) fn with_cors(mut response: Response<Body>, admitted: &Admitted) -> Response<Body> {
+    if let Some(origin) = &admitted.origin {
+        let headers = response.headers_mut();
+        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+        headers.insert(
+            ACCESS_CONTROL_EXPOSE_HEADERS,
+            HeaderValue::from_static(CORS_EXPOSED_HEADERS),
+        );
+        headers.append(VARY, HeaderValue::from_static("Origin"));
+    }
+    response
+}
+
+pub(super) fn busy(id: &Value, message: &str) -> Response<Body> {
+    let mut response = rpc_error(StatusCode::SERVICE_UNAVAILABLE, id, INTERNAL_ERROR, message);
+    busy_headers(&mut response);
+    response
+}
+
+/// Tells the client to come back shortly.
+pub(super) fn busy_headers(response: &mut Response<Body>) {
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+}
+
+pub(super) fn too_large() -> Response<Body> {
+    plain(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("Payload too large: a message may be at most {MAX_MESSAGE_BYTES} bytes\n"),
+    )
+}
+
+pub(super) fn unknown_session() -> Response<Body> {
+    plain(
+        StatusCode::NOT_FOUND,
+        "Not found: no such session (it ended or expired); send initialize again\n",
+    )
+}
+
+pub(super) fn rpc_error(
+    status: StatusCode,
+    id: &Value,
+    code: i64,
+    message: &str,
+) -> Response<Body> {
+    json_response(status, error_response(id, code, message))
+}
+
+pub(super) fn json_response(status: StatusCode, body: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed_unsync());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A plain-text refusal. Some echo what the client sent, so browsers are told
+/// not to guess another type.
+pub(super) fn plain(status: StatusCode, text: &str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(text.to_string())).boxed_unsync());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    response
+}
+
+pub(super) fn empty(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::new()).boxed_unsync());
+    *response.status_mut() = status;
+    response
+}

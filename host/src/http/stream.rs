@@ -1,0 +1,146 @@
+//! How a call's outcome travels back on the POST that carried it: plain JSON
+//! when it finishes without asking anything, or an event stream that starts
+//! with its first question and ends with its response. A question withdrawn
+//! because the call ended without its answer goes out on the stream before
+//! it closes. A call stopped by the client gets nothing more.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::{StreamExt, stream};
+use http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use http::{HeaderValue, Response, StatusCode};
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::Frame;
+use rustpad_mcp_rules::headers::SESSION_ID;
+
+use super::Body;
+use super::replies::{busy_headers, empty, json_response};
+use super::sessions::Sessions;
+use crate::call::{Ended, Running};
+use crate::outbox::Lines;
+
+/// An event stream waiting on a person sends a comment this often, so
+/// proxies do not close it as idle.
+const KEEPALIVE: Duration = Duration::from_secs(20);
+
+/// The answer to a POST whose call is `running`, with the questions it may
+/// ask arriving on `questions`. `in_session`: the request came in a session,
+/// where every JSON-RPC answer is a 200.
+pub(super) async fn respond(
+    mut running: Running,
+    mut questions: Lines,
+    in_session: bool,
+    sessions: &Arc<Sessions>,
+) -> Response<Body> {
+    tokio::select! {
+        biased;
+        ended = &mut running => match ended {
+            Some(ended) => finished(ended, in_session, sessions),
+            // Stopped before it asked anything: nothing more is said about it.
+            None => event_stream(stream::empty()),
+        },
+        Some(question) = questions.next() => {
+            let first = stream::iter([Ok(event(&question.line))]);
+            event_stream(first.chain(rest(running, questions)))
+        }
+    }
+}
+
+/// The response of a call that ended without asking, and the session its
+/// reply opened (the answer to `initialize`).
+fn finished(ended: Ended, in_session: bool, sessions: &Sessions) -> Response<Body> {
+    let opened = match &ended.session {
+        Some(negotiated) => match sessions.open(negotiated.clone()) {
+            Ok(id) => Some(id),
+            Err(reason) => {
+                let mut response = json_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    crate::jsonrpc::error_response(
+                        &serde_json::Value::Null,
+                        rustpad_mcp_rules::codes::INTERNAL_ERROR,
+                        &format!("Server busy: {reason}"),
+                    ),
+                );
+                busy_headers(&mut response);
+                return response;
+            }
+        },
+        None => None,
+    };
+    let Some(body) = ended.response else {
+        return empty(StatusCode::ACCEPTED);
+    };
+    let in_session = in_session || opened.is_some();
+    let code = rustpad_mcp_rules::status::of_reply(ended.error_code, in_session, ended.busy);
+    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = json_response(status, body);
+    if ended.busy {
+        busy_headers(&mut response);
+    }
+    if let Some(id) = opened
+        && let Ok(value) = HeaderValue::from_str(&id)
+    {
+        response.headers_mut().insert(SESSION_ID, value);
+    }
+    response
+}
+
+/// The events after the first question: more questions, keepalives, then
+/// whatever was still queued when the call ended (a withdrawn question), and
+/// the response.
+fn rest(
+    running: Running,
+    questions: Lines,
+) -> impl futures_util::Stream<Item = Result<Frame<Bytes>, Infallible>> + Send {
+    stream::unfold(Some((running, questions)), |state| async move {
+        let (mut running, mut questions) = state?;
+        tokio::select! {
+            biased;
+            ended = &mut running => {
+                let mut events: Vec<Result<Frame<Bytes>, Infallible>> = Vec::new();
+                while let Some(queued) = questions.ready() {
+                    events.push(Ok(event(&queued.line)));
+                }
+                if let Some(response) = ended.and_then(|ended| ended.response) {
+                    events.push(Ok(event(&response)));
+                }
+                Some((stream::iter(events).left_stream(), None))
+            }
+            Some(question) = questions.next() => {
+                Some((stream::iter([Ok(event(&question.line))]).right_stream(), Some((running, questions))))
+            }
+            () = tokio::time::sleep(KEEPALIVE) => {
+                let keepalive = Ok(Frame::data(Bytes::from_static(b": keepalive\n\n")));
+                Some((stream::iter([keepalive]).right_stream(), Some((running, questions))))
+            }
+        }
+    })
+    .flatten()
+}
+
+pub(super) fn event_stream(
+    frames: impl futures_util::Stream<Item = Result<Frame<Bytes>, Infallible>> + Send + 'static,
+) -> Response<Body> {
+    let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// One server-sent event carrying `message`, a line of `data:` per line of
+/// it (the built-in component writes one line; another component may not).
+fn event(message: &str) -> Frame<Bytes> {
+    let mut event = String::from("event: message\n");
+    for line in message.lines() {
+        event.push_str("data: ");
+        event.push_str(line);
+        event.push('\n');
+    }
+    event.push('\n');
+    Frame::data(Bytes::from(event))
+}

@@ -1,0 +1,107 @@
+//! The component's imports beyond WASI, as this host grants them: the
+//! WebSocket through the egress policy, questions to the client, single use,
+//! running totals, and places for tool calls.
+
+use std::time::Duration;
+
+use wasmtime::component::Resource;
+
+use super::bindings::rustpad;
+use super::state::CallState;
+use crate::websocket::Connection;
+
+impl rustpad::mcp::websocket::Host for CallState {}
+
+impl rustpad::mcp::websocket::HostConnection for CallState {
+    async fn connect(
+        &mut self,
+        url: String,
+    ) -> wasmtime::Result<Result<Resource<Connection>, String>> {
+        match self
+            .waited
+            .clone()
+            .around(Connection::open(&self.egress, &self.limits.budget, &url))
+            .await
+        {
+            Ok(connection) => Ok(Ok(self.table.push(connection)?)),
+            Err(reason) => Ok(Err(reason)),
+        }
+    }
+
+    async fn send(
+        &mut self,
+        connection: Resource<Connection>,
+        text: String,
+    ) -> wasmtime::Result<Result<(), String>> {
+        let waited = self.waited.clone();
+        Ok(waited
+            .around(self.table.get_mut(&connection)?.send(text))
+            .await)
+    }
+
+    async fn recv(
+        &mut self,
+        connection: Resource<Connection>,
+        timeout_ms: u32,
+    ) -> wasmtime::Result<Result<Option<String>, String>> {
+        let timeout = Duration::from_millis(u64::from(timeout_ms));
+        let waited = self.waited.clone();
+        Ok(waited
+            .around(self.table.get_mut(&connection)?.recv(timeout))
+            .await)
+    }
+
+    async fn close(&mut self, connection: Resource<Connection>) -> wasmtime::Result<()> {
+        self.table.get_mut(&connection)?.close().await;
+        Ok(())
+    }
+
+    async fn drop(&mut self, connection: Resource<Connection>) -> wasmtime::Result<()> {
+        self.table.delete(connection)?;
+        Ok(())
+    }
+}
+
+impl rustpad::mcp::elicitation::Host for CallState {
+    async fn ask(&mut self, params_json: String) -> wasmtime::Result<Result<String, String>> {
+        match &self.elicitor {
+            Some(elicitor) => Ok(elicitor.ask(params_json).await),
+            None => Ok(Err("this transport cannot ask the client".into())),
+        }
+    }
+}
+
+impl rustpad::mcp::single_use::Host for CallState {
+    async fn spend(&mut self, id: String, ttl_seconds: u32) -> wasmtime::Result<bool> {
+        Ok(self
+            .spent
+            .spend(id, Duration::from_secs(u64::from(ttl_seconds))))
+    }
+}
+
+impl rustpad::mcp::tally::Host for CallState {
+    async fn add(
+        &mut self,
+        key: String,
+        amount: u64,
+        window_seconds: u32,
+    ) -> wasmtime::Result<Option<u64>> {
+        Ok(self
+            .tallies
+            .add(key, amount, Duration::from_secs(u64::from(window_seconds))))
+    }
+}
+
+impl rustpad::mcp::calls::Host for CallState {
+    async fn enter(&mut self) -> wasmtime::Result<Result<(), String>> {
+        if self.place.is_some() {
+            return Ok(Ok(()));
+        }
+        let Some(places) = &self.places else {
+            return Ok(Ok(()));
+        };
+        Ok(places.take().map(|place| {
+            self.place = Some(place);
+        }))
+    }
+}
