@@ -10,15 +10,11 @@ FROM rust:1.95-bookworm AS build
 RUN rustup target add wasm32-wasip2
 WORKDIR /src
 COPY . .
+# The binary carries the component already compiled: no cache, nothing to warm up.
 RUN cargo build --release --locked -p rustpad-mcp
-# Compile the embedded component once at build time so containers start warm
-# (the check itself fails without RUSTPAD_URL; only the cache matters here).
-RUN mkdir -p /cache && RUSTPAD_MCP_CACHE_DIR=/cache target/release/rustpad-mcp --check || true
 
 FROM debian:bookworm-slim
 RUN useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin rustpad-mcp
 COPY --from=build /src/target/release/rustpad-mcp /usr/local/bin/rustpad-mcp
-COPY --from=build --chown=rustpad-mcp /cache /var/cache/rustpad-mcp
-ENV RUSTPAD_MCP_CACHE_DIR=/var/cache/rustpad-mcp
 USER rustpad-mcp
 ENTRYPOINT ["/usr/local/bin/rustpad-mcp"]

@@ -25,9 +25,14 @@ run: build
 test: build test-clients test-rust test-python test-typescript
 
 # Each works alone on a fresh clone: the binaries, the probe component and the clients come first.
-# The guest's fuzzing entry points are built for the tests only (they replay the fuzz corpora).
+# The guest's fuzzing entry points are built for the tests only (they replay the fuzz corpora),
+# and the host's tests run the probe component, which needs the `compiler` feature. Building
+# that variant replaces target/release/rustpad-mcp, so the default one is put back afterwards
+# (both stay compiled: switching is a relink).
+RUST_TEST_FEATURES := guest/fuzzing,rustpad-mcp/compiler
 test-rust: build
-	$(CARGO) test --release --locked --workspace --features guest/fuzzing
+	$(CARGO) test --release --locked --workspace --features $(RUST_TEST_FEATURES)
+	@$(CARGO) build --release --locked -p rustpad-mcp >&2
 
 test-python: build $(PYENV)/.installed
 	$(PYENV)/bin/python -m pytest -q tests/python
@@ -52,7 +57,8 @@ soak: build $(PYENV)/.installed
 
 lint: toolchain
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --release --locked --workspace --all-targets --features guest/fuzzing -- -D warnings
+	$(CARGO) clippy --release --locked --workspace --all-targets --features $(RUST_TEST_FEATURES) -- -D warnings
+	$(CARGO) clippy --release --locked -p rustpad-mcp -- -D warnings
 	$(CARGO) clippy --locked -p guest --target wasm32-wasip2 --target-dir target/guest -- -D warnings
 
 fmt:
@@ -68,15 +74,20 @@ tests/conformance/node_modules/.installed: tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Speed and memory at the stdio boundary (not part of `make test`).
+# Speed and memory at the stdio boundary (not part of `make test`). The binary with the
+# `compiler` feature is built aside for its size, then the default one is put back.
 bench: build
+	@mkdir -p target/bench
+	$(CARGO) build --release --locked -p rustpad-mcp --features compiler
+	cp target/release/rustpad-mcp target/bench/rustpad-mcp-with-compiler
+	$(CARGO) build --release --locked -p rustpad-mcp
 	python3 tests/bench/bench.py
 
 # Fuzz each guest entry point for FUZZ_SECONDS (nightly + cargo-fuzz; not part
 # of `make test`). Seeds come from guest/fuzz/corpus/<target>/; a crash lands
 # in guest/fuzz/artifacts/<target>/. See docs/fuzzing.md.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := dispatch server_frames fold
+FUZZ_TARGETS := dispatch server_frames fold fold_lengths
 
 fuzz:
 	@cargo +nightly fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked

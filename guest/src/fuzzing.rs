@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use rustpad_mcp_rules::headers::StandardHeaders;
 
 use crate::config::Config;
+use crate::rustpad::fold::{self, Lengths};
 use crate::rustpad::ot::{Document, Operation};
+use crate::rustpad::socket::UserOperation;
 use crate::rustpad::socket::{PadState, Track};
 
 /// A configuration that never reaches the network: no RUSTPAD_URL.
@@ -39,19 +41,41 @@ pub fn dispatch(input: &[u8]) {
     }
 }
 
-/// Rustpad's messages as a client receives them: one frame per line.
+/// Rustpad's messages as a client receives them: one frame per line, folded
+/// by a session that keeps lengths only (the fast path) and one that keeps
+/// the text (the full parse). They must accept and refuse the same frames
+/// and agree on the length and revision after each.
 pub fn server_frames(input: &[u8]) {
     let deadline = Instant::now() + Duration::from_secs(5);
-    for track in [Track::Length, Track::Text] {
-        let mut state = PadState::new("fuzz", track);
-        for frame in String::from_utf8_lossy(input).lines() {
-            if state.absorb(frame, deadline).is_err() {
-                break;
-            }
+    let mut lengths = PadState::new("fuzz", Track::Length);
+    let mut text = PadState::new("fuzz", Track::Text);
+    for frame in String::from_utf8_lossy(input).lines() {
+        let fast = lengths
+            .absorb(frame, deadline)
+            .map(|event| fold_summary(&event));
+        let full = text
+            .absorb(frame, deadline)
+            .map(|event| fold_summary(&event));
+        assert_eq!(fast.is_ok(), full.is_ok(), "{frame}: {fast:?} / {full:?}");
+        if fast.is_err() {
+            break;
         }
-        if let Some(text) = state.document().text() {
-            assert_eq!(text.chars().count(), state.document().len());
-        }
+        assert_eq!(fast, full, "{frame}");
+        assert_eq!(lengths.document().len(), text.document().len(), "{frame}");
+        assert_eq!(lengths.revision(), text.revision(), "{frame}");
+        let kept = text
+            .document()
+            .text()
+            .expect("a text session keeps its text");
+        assert_eq!(kept.chars().count(), text.document().len());
+    }
+}
+
+/// What an event says about the fold, comparable across sessions.
+fn fold_summary(event: &crate::rustpad::socket::Event) -> Option<Option<u64>> {
+    match event {
+        crate::rustpad::socket::Event::History { ours } => Some(*ours),
+        _ => None,
     }
 }
 
@@ -76,4 +100,48 @@ pub fn fold(input: &[u8]) {
         assert_eq!(text.len(), lengths.len());
         assert_eq!(text.text().map(|t| t.chars().count()), Some(text.len()));
     }
+}
+
+/// The fast fold of lengths against the full parse and fold: `input` is a
+/// History's entries (`[{"id":…,"operation":[…]}, …]`). Both must accept and
+/// refuse alike and agree on every length, revision and edit of ours.
+pub fn fold_lengths(input: &[u8]) {
+    const ME: u64 = 7;
+    let Ok(entries) = std::str::from_utf8(input) else {
+        return;
+    };
+    let deadline = Instant::now() + Duration::from_secs(3600);
+    for skip in [0, 1, 2] {
+        let start = Lengths {
+            length: 0,
+            revision: 0,
+            ours: None,
+        };
+        let fast = fold::fold_lengths(entries, start, skip, Some(ME), deadline, 4096);
+        let full = full_fold(entries, skip as usize, ME);
+        match (&fast, &full) {
+            (Ok(fast), Some(full)) => assert_eq!(fast, full, "{entries}"),
+            (Err(_), None) => {}
+            _ => panic!("the folds disagree on {entries:?}: fast {fast:?}, full {full:?}"),
+        }
+    }
+}
+
+/// What a session keeping the text would make of `entries`, in lengths.
+fn full_fold(entries: &str, skip: usize, me: u64) -> Option<Lengths> {
+    let entries: Vec<UserOperation> = serde_json::from_str(entries).ok()?;
+    let mut document = Document::lengths_only();
+    let (mut revision, mut ours) = (0, None);
+    for entry in entries.iter().skip(skip) {
+        document.apply(&entry.operation).ok()?;
+        revision += 1;
+        if entry.id == me {
+            ours = Some(revision);
+        }
+    }
+    Some(Lengths {
+        length: document.len() as u64,
+        revision,
+        ours,
+    })
 }

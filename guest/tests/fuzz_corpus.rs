@@ -49,3 +49,8 @@ fn server_frames_corpus() {
 fn fold_corpus() {
     replay("fold", guest::fuzzing::fold);
 }
+
+#[test]
+fn fold_lengths_corpus() {
+    replay("fold_lengths", guest::fuzzing::fold_lengths);
+}

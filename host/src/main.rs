@@ -6,7 +6,8 @@
 //! `RUSTPAD_MCP_*`, and `ELICITATION`; nothing else), lets it reach only
 //! RUSTPAD_URL's origin, and carries MCP messages between the client and a
 //! fresh instance per message.
-#![forbid(unsafe_code)]
+// One `unsafe` block, loading the component this binary embeds (runtime::built_in).
+#![deny(unsafe_code)]
 
 mod budget;
 mod call;
@@ -45,6 +46,7 @@ Usage: rustpad-mcp [--http ADDRESS] [--component FILE]
 
   --component FILE   run another component that implements the rustpad:mcp
                      server world (wit/world.wit) instead of the built-in one
+                     (builds with the `compiler` feature only)
 
 Speaks MCP over stdin/stdout, or HTTP with --http (protocol revisions
 2025-11-25, 2025-06-18 and 2026-07-28). Logs go to stderr.
@@ -64,7 +66,7 @@ Environment:
                          process. Give replicas behind one gateway the same key.
   RUSTPAD_MCP_TRACE      1: one JSON line per call on stderr with its timing
                          (total, instantiation, waiting on Rustpad, guest fuel)
-  RUSTPAD_MCP_CACHE_DIR  where the compiled component is cached
+  RUSTPAD_MCP_CACHE_DIR  with --component, where the compiled component is cached
                          (default: $XDG_CACHE_HOME/rustpad-mcp or ~/.cache/rustpad-mcp)
   RUSTPAD_MCP_MAX_MEMORY MiB all running calls may hold together (default 2048);
                          a call past it is refused
@@ -114,7 +116,11 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             "--version" | "-V" => {
-                println!("rustpad-mcp {}", env!("CARGO_PKG_VERSION"));
+                println!(
+                    "rustpad-mcp {} (component sha256 {})",
+                    env!("CARGO_PKG_VERSION"),
+                    runtime::GUEST_SHA256
+                );
                 return ExitCode::SUCCESS;
             }
             "--check" => check = true,
@@ -204,6 +210,31 @@ async fn check_connection(runtime: &Runtime) -> ExitCode {
     }
 }
 
+/// `--component FILE`: compiles another component, when this build can.
+#[cfg(feature = "compiler")]
+fn load_file(
+    path: &std::path::Path,
+    env: Vec<(String, String)>,
+    spent: single_use::SpentIds,
+    memory_mib: usize,
+) -> anyhow::Result<Runtime> {
+    let wasm =
+        std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    Runtime::load_bytes(&wasm, env, spent, memory_mib)
+}
+
+#[cfg(not(feature = "compiler"))]
+fn load_file(
+    _: &std::path::Path,
+    _: Vec<(String, String)>,
+    _: single_use::SpentIds,
+    _: usize,
+) -> anyhow::Result<Runtime> {
+    anyhow::bail!(
+        "--component needs a build that can compile components; this one only runs the component it carries. Build with the compiler: cargo install rustpad-mcp --features compiler"
+    )
+}
+
 /// Locks `mutex`, carrying on after a panic elsewhere: every structure the
 /// host guards stays consistent between statements.
 fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -237,9 +268,7 @@ async fn run(
     let env = component_env(&seal);
     let loaded = match &component {
         None => Runtime::load(env, seal.spent, limits.memory_mib),
-        Some(path) => std::fs::read(path)
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))
-            .and_then(|wasm| Runtime::load_bytes(&wasm, env, seal.spent, limits.memory_mib)),
+        Some(path) => load_file(path, env, seal.spent, limits.memory_mib),
     };
     let mut runtime = match loaded {
         Ok(runtime) => runtime,

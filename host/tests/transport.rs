@@ -2,6 +2,7 @@
 
 mod common;
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use common::Server;
@@ -141,11 +142,36 @@ fn help_lists_every_setting_and_version_names_the_release() {
         assert!(help.contains(setting), "--help lacks {setting}");
     }
     let version = String::from_utf8(run_cli(&["--version"], &[]).stdout).unwrap();
-    assert_eq!(
-        version.trim(),
-        format!("rustpad-mcp {}", env!("CARGO_PKG_VERSION"))
+    assert!(
+        version.starts_with(&format!(
+            "rustpad-mcp {} (component sha256 ",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{version}"
     );
     assert_eq!(run_cli(&["--frobnicate"], &[]).status.code(), Some(2));
+}
+
+/// The component this binary carries, compiled, is the one built from guest/
+/// in the same build: the SHA-256 it reports is that of the component on disk.
+#[test]
+fn the_embedded_component_is_the_one_this_build_made() {
+    use sha2::{Digest, Sha256};
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/guest/wasm32-wasip2/wasm/guest.wasm");
+    let bytes = std::fs::read(&built).expect("the build made the component");
+    let digest: String = Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let version = String::from_utf8(run_cli(&["--version"], &[]).stdout).unwrap();
+    assert!(
+        version
+            .trim()
+            .ends_with(&format!("(component sha256 {digest})")),
+        "the binary carries another component than {}: {version}",
+        built.display()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -14,6 +14,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -21,6 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BINARY = os.environ.get("RUSTPAD_MCP_BIN", str(ROOT / "target/release/rustpad-mcp"))
+# The same binary built with the `compiler` feature (`make bench` builds it).
+WITH_COMPILER = ROOT / "target/bench/rustpad-mcp-with-compiler"
 RUSTPAD = os.environ.get("RUSTPAD_TEST_SERVER_BIN", str(ROOT / "target/release/rustpad-test-server"))
 OUT = ROOT / "target/bench"
 COLD_RUNS = 20
@@ -59,11 +62,12 @@ class Rustpad:
 class Server:
     """The binary over stdio, timed at the boundary."""
 
-    def __init__(self, url, trace=False):
+    def __init__(self, url, trace=False, cache_dir=None):
         env = {
             "PATH": os.environ["PATH"],
             "RUSTPAD_URL": url,
-            "RUSTPAD_MCP_CACHE_DIR": str(ROOT / "target/component-cache"),
+            "RUSTPAD_MCP_CACHE_DIR": str(cache_dir or ROOT / "target/component-cache"),
+            "XDG_STATE_HOME": str(ROOT / "target/bench/state"),
         }
         if trace:
             env["RUSTPAD_MCP_TRACE"] = "1"
@@ -135,6 +139,31 @@ def cold_start(url):
     return results
 
 
+def first_start(url):
+    """Spawn → `initialize` answered, when the cache directory is empty, or cannot be written:
+    the starts a new user, a sandbox or a fresh container meet."""
+    results = {}
+    blocker = Path(tempfile.mkdtemp()) / "a-file"
+    blocker.write_text("")
+    for kind, cache_dir in (("empty cache", None), ("unwritable cache", blocker / "cache")):
+        times = []
+        for _ in range(COLD_RUNS):
+            server = Server(url, cache_dir=cache_dir or tempfile.mkdtemp())
+            server.initialize()
+            times.append((time.perf_counter() - server.started) * 1000)
+            server.stop()
+        results[kind] = summary(times)
+    return results
+
+
+def binary_sizes():
+    """The binary as built (no compiler), and with the `compiler` feature, in MB."""
+    sizes = {"default": round(Path(BINARY).stat().st_size / 1e6, 1)}
+    if WITH_COMPILER.exists():
+        sizes["with compiler"] = round(WITH_COMPILER.stat().st_size / 1e6, 1)
+    return sizes
+
+
 def cost_of(traces):
     """Medians of the server's own per-call trace lines (RUSTPAD_MCP_TRACE=1)."""
     median = lambda key: statistics.median(key(t) for t in traces) / 1000
@@ -149,7 +178,8 @@ def cost_of(traces):
 
 def per_tool(rustpad, url):
     rustpad.seed("bench-read", text=("lorem ipsum dolor sit amet\n" * 400)[:10_000], language="markdown")
-    rustpad.seed("bench-edit", text="start MARK-A end\n")
+    # Long enough that 30 one-character swaps stay far below the removal rule's half of the pad.
+    rustpad.seed("bench-edit", text="start MARK-A end\n" + "filler line\n" * 400)
     server = Server(url, trace=True)
     server.initialize()
     plans = {
@@ -179,7 +209,7 @@ def per_tool(rustpad, url):
 
 
 def peak_rss(rustpad, url):
-    rustpad.seed("rss", text="alpha beta alpha\n")
+    rustpad.seed("rss", text="alpha beta alpha\n" + "filler line\n" * 400)
     server = Server(url)
     server.initialize()
     cycle = [
@@ -302,7 +332,8 @@ def http_transport(rustpad, url):
 def main():
     rustpad = Rustpad()
     try:
-        results = {"cold_start": cold_start(rustpad.url)}
+        results = {"cold_start": cold_start(rustpad.url), "first_start": first_start(rustpad.url)}
+        results["binary_mb"] = binary_sizes()
         results["per_tool"], results["cost"] = per_tool(rustpad, rustpad.url)
         results["peak_rss_mib"] = peak_rss(rustpad, rustpad.url)
         results["long_history"], long_costs = long_histories(rustpad, rustpad.url)
@@ -313,9 +344,15 @@ def main():
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
     row = "{:<38} {:>9} {:>9}"
-    print(row.format("cold start (spawn → tools/list)", "p50 ms", "p90 ms"))
+    print(row.format("warm start (spawn → tools/list)", "p50 ms", "p90 ms"))
     for era, s in results["cold_start"].items():
         print(row.format(f"  {era}", s["p50"], s["p90"]))
+    print(row.format("first start (spawn → initialize)", "p50 ms", "p90 ms"))
+    warm = results["cold_start"]["2025-11-25"]["p50"]
+    for kind, s in results["first_start"].items():
+        print(row.format(f"  {kind} ({s['p50'] / warm:.2f} × warm)", s["p50"], s["p90"]))
+    for build, size in results["binary_mb"].items():
+        print(f"binary size, {build}: {size} MB")
     print(row.format("per call", "p50 ms", "p90 ms"))
     for name, s in {**results["per_tool"], **results["long_history"], **results["http"]}.items():
         print(row.format(f"  {name}", s["p50"], s["p90"]))

@@ -2,6 +2,7 @@
 //! everything that needs a revision, and the OT arithmetic in between.
 
 pub mod check;
+pub mod fold;
 pub mod http;
 pub mod ot;
 pub mod socket;

@@ -22,7 +22,7 @@ use crate::text::MAX_DOCUMENT_CHARS;
 
 /// A length no part of a valid operation can exceed: it must fit the
 /// document before or after the edit.
-const MAX_PART: u64 = 2 * MAX_DOCUMENT_CHARS as u64;
+pub(crate) const MAX_PART: u64 = 2 * MAX_DOCUMENT_CHARS as u64;
 
 /// One part of an operation, in code points.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,6 +132,18 @@ impl Document {
 
     pub fn is_empty(&self) -> bool {
         self.length == 0
+    }
+
+    /// Whether this document keeps its text (or folds lengths only).
+    pub fn keeps_text(&self) -> bool {
+        self.text.is_some()
+    }
+
+    /// Sets the length of a document that folds lengths only, from a fold
+    /// done elsewhere ([`super::fold`]).
+    pub fn set_length(&mut self, length: usize) {
+        debug_assert!(self.text.is_none(), "a document with text folds its own");
+        self.length = length;
     }
 
     /// The text, when this document keeps it.

@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::json;
+use serde_json::value::RawValue;
 
+use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::ot::{Document, Operation};
 use crate::config::RustpadUrl;
 use crate::result::ToolError;
@@ -43,8 +45,9 @@ enum ServerMsg<'a> {
     Identity(u64),
     History {
         start: u64,
+        /// Read after the frame, the way the session needs it.
         #[serde(borrow)]
-        operations: Vec<UserOperation<'a>>,
+        operations: &'a RawValue,
     },
     Language(String),
     UserInfo {
@@ -56,11 +59,12 @@ enum ServerMsg<'a> {
     },
 }
 
+/// A History entry, parsed whole (for a session that keeps the text).
 #[derive(Deserialize)]
-struct UserOperation<'a> {
-    id: u64,
+pub(crate) struct UserOperation<'a> {
+    pub id: u64,
     #[serde(borrow)]
-    operation: Operation<'a>,
+    pub operation: Operation<'a>,
 }
 
 #[derive(Deserialize)]
@@ -298,6 +302,21 @@ impl PadState {
 
     /// Parses one frame from Rustpad and folds it in.
     pub fn absorb(&mut self, frame: &str, deadline: Instant) -> Result<Event, ToolError> {
+        // A long History, when only lengths are kept, is folded as it is read.
+        if !self.document.keeps_text() {
+            let from = Lengths {
+                length: self.document.len() as u64,
+                revision: self.revision,
+                ours: None,
+            };
+            let check_every = DEADLINE_CHECK_EVERY as u64;
+            if let Some(folded) = fold_history_frame(frame, from, self.me, deadline, check_every) {
+                let folded = folded.map_err(|problem| self.refusal(problem))?;
+                self.document.set_length(folded.length as usize);
+                self.revision = folded.revision;
+                return Ok(Event::History { ours: folded.ours });
+            }
+        }
         let message: ServerMsg = serde_json::from_str(frame).map_err(|error| {
             ToolError::new(format!(
                 "Rustpad sent a message this client does not understand ({}); the pad state cannot be trusted",
@@ -314,31 +333,19 @@ impl PadState {
                 Event::Identity
             }
             ServerMsg::History { start, operations } => {
-                let mut ours = None;
                 if start > self.revision {
                     return Err(ToolError::new(format!(
                         "Rustpad sent history starting at revision {start} while this client holds revision {}; the pad state cannot be trusted",
                         self.revision
                     )));
                 }
-                let skip = (self.revision - start) as usize;
-                for (index, entry) in operations.iter().enumerate().skip(skip) {
-                    if index % DEADLINE_CHECK_EVERY == 0 && Instant::now() > deadline {
-                        return Err(ToolError::new(format!(
-                            "pad \"{}\" has more history than this server could fold before its deadline",
-                            self.id
-                        )));
-                    }
-                    self.document.apply(&entry.operation).map_err(|reason| {
-                        ToolError::new(format!(
-                            "Rustpad sent an edit this client cannot apply ({reason}); the pad state cannot be trusted"
-                        ))
-                    })?;
-                    self.revision += 1;
-                    if Some(entry.id) == self.me {
-                        ours = Some(self.revision);
-                    }
+                let skip = self.revision - start;
+                let ours = if self.document.keeps_text() {
+                    self.fold_text(operations.get(), skip, deadline)
+                } else {
+                    self.fold_lengths(operations.get(), skip, deadline)
                 }
+                .map_err(|problem| self.refusal(problem))?;
                 Event::History { ours }
             }
             ServerMsg::Language(language) => {
@@ -360,6 +367,74 @@ impl PadState {
                 Event::UserInfo { id, present: false }
             }
             ServerMsg::UserCursor { id } => Event::UserCursor { id },
+        })
+    }
+}
+
+impl PadState {
+    /// Folds a History's entries into the text, each parsed whole.
+    fn fold_text(
+        &mut self,
+        entries: &str,
+        skip: u64,
+        deadline: Instant,
+    ) -> Result<Option<u64>, FoldError> {
+        let entries: Vec<UserOperation> = serde_json::from_str(entries)
+            .map_err(|error| FoldError::NotUnderstood(error.to_string()))?;
+        let mut ours = None;
+        for (index, entry) in entries.iter().enumerate().skip(skip as usize) {
+            if index % DEADLINE_CHECK_EVERY == 0 && Instant::now() > deadline {
+                return Err(FoldError::Deadline);
+            }
+            self.document
+                .apply(&entry.operation)
+                .map_err(FoldError::CannotApply)?;
+            self.revision += 1;
+            if Some(entry.id) == self.me {
+                ours = Some(self.revision);
+            }
+        }
+        Ok(ours)
+    }
+
+    /// Folds a History's entries into lengths, straight from the frame.
+    fn fold_lengths(
+        &mut self,
+        entries: &str,
+        skip: u64,
+        deadline: Instant,
+    ) -> Result<Option<u64>, FoldError> {
+        let from = Lengths {
+            length: self.document.len() as u64,
+            revision: self.revision,
+            ours: None,
+        };
+        let folded = fold_lengths(
+            entries,
+            from,
+            skip,
+            self.me,
+            deadline,
+            DEADLINE_CHECK_EVERY as u64,
+        )?;
+        self.document.set_length(folded.length as usize);
+        self.revision = folded.revision;
+        Ok(folded.ours)
+    }
+
+    fn refusal(&self, problem: FoldError) -> ToolError {
+        ToolError::new(match problem {
+            FoldError::NotUnderstood(error) => format!(
+                "Rustpad sent a message this client does not understand ({}); the pad state cannot be trusted",
+                text::clean_line(&error, 200)
+            ),
+            FoldError::CannotApply(reason) => format!(
+                "Rustpad sent an edit this client cannot apply ({reason}); the pad state cannot be trusted"
+            ),
+            FoldError::Deadline => format!(
+                "pad \"{}\" has more history than this server could fold before its deadline",
+                self.id
+            ),
         })
     }
 }

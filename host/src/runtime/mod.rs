@@ -7,15 +7,15 @@
 //! Each store gets a memory cap and a CPU budget in fuel, which counts only
 //! guest execution (time spent waiting on the network or a person is free).
 
+mod engine;
 mod imports;
 mod state;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
-use wasmtime::{Cache, CacheConfig, Config, Engine, Store, Trap};
+use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi_http::WasiHttpCtx;
 
@@ -54,8 +54,11 @@ pub struct Grants {
     pub places: Option<Arc<CallPlaces>>,
 }
 
-/// The component, built by build.rs and embedded in the binary.
-const GUEST: &[u8] = include_bytes!(env!("GUEST_WASM"));
+/// The component, built and compiled by build.rs for this binary's target,
+/// and embedded in it: the only compiled code this binary ever loads.
+const GUEST_IMAGE: &[u8] = include_bytes!(env!("GUEST_CWASM"));
+/// The SHA-256 of the component the image was compiled from.
+pub const GUEST_SHA256: &str = env!("GUEST_SHA256");
 
 /// Linear memory one instance may grow to: room for a full pad with a long
 /// edit history (see docs/performance.md for the figures).
@@ -138,30 +141,43 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Loads the embedded component. `env` is all the environment it sees;
+    /// Loads the built-in component, compiled when the binary was built.
+    /// `env` is all the environment it sees; spent ids are kept in `spent`;
     /// all running calls together may hold `memory_mib`.
-    /// Spent ids are kept in `spent`.
     pub fn load(
         env: Vec<(String, String)>,
         spent: SpentIds,
         memory_mib: usize,
     ) -> anyhow::Result<Runtime> {
-        Runtime::load_bytes(GUEST, env, spent, memory_mib)
+        let engine = Engine::new(&engine::config())?;
+        let component = built_in(&engine, GUEST_IMAGE)?;
+        Runtime::with_component(engine, &component, env, spent, memory_mib)
     }
 
+    /// Compiles and loads another component (`--component FILE`), caching
+    /// the compiled code in `RUSTPAD_MCP_CACHE_DIR`.
+    #[cfg(feature = "compiler")]
     pub fn load_bytes(
         wasm: &[u8],
         env: Vec<(String, String)>,
         spent: SpentIds,
         memory_mib: usize,
     ) -> anyhow::Result<Runtime> {
-        let mut config = Config::new();
-        config.consume_fuel(true);
-        config.max_wasm_stack(1 << 20);
+        let mut config = engine::config();
         config.cache(compile_cache());
         let engine = Engine::new(&config)?;
         let component = Component::new(&engine, wasm)
             .map_err(|error| anyhow::anyhow!("loading the component: {error}"))?;
+        Runtime::with_component(engine, &component, env, spent, memory_mib)
+    }
+
+    fn with_component(
+        engine: Engine,
+        component: &Component,
+        env: Vec<(String, String)>,
+        spent: SpentIds,
+        memory_mib: usize,
+    ) -> anyhow::Result<Runtime> {
         let mut linker = Linker::<CallState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
@@ -170,7 +186,7 @@ impl Runtime {
         rustpad::mcp::single_use::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::tally::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::calls::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        let pre = ServerPre::new(linker.instantiate_pre(&component)?)?;
+        let pre = ServerPre::new(linker.instantiate_pre(component)?)?;
         Ok(Runtime {
             engine,
             pre,
@@ -307,16 +323,36 @@ impl Runtime {
     }
 }
 
-/// Where compiled components are cached, so only the first start compiles.
-fn compile_cache() -> Option<Cache> {
+/// The built-in component from `image`, which build.rs compiled with this
+/// very wasmtime under [`engine::config`]. A mismatch is refused by wasmtime's
+/// own checks and reported as a broken build; it is never run.
+#[allow(unsafe_code)]
+fn built_in(engine: &Engine, image: &[u8]) -> anyhow::Result<Component> {
+    // SAFETY: `Component::deserialize` trusts its bytes to be wasmtime's own
+    // output. `image` is only ever `GUEST_IMAGE`, embedded in this binary by
+    // its build script from `Engine::precompile_component` (tests pass other
+    // bytes to see them refused): it is exactly as trustworthy as the binary
+    // itself, and nothing loads compiled code from anywhere else.
+    unsafe { Component::deserialize(engine, image) }.map_err(|error| {
+        anyhow::anyhow!(
+            "the built-in component does not fit this build of wasmtime or its settings ({error}); this binary is broken: rebuild it"
+        )
+    })
+}
+
+/// Where compiled components are cached, so `--component FILE` compiles a
+/// file only once.
+#[cfg(feature = "compiler")]
+fn compile_cache() -> Option<wasmtime::Cache> {
+    use std::path::PathBuf;
     let set = |name: &str| std::env::var_os(name).filter(|value| !value.is_empty());
     let directory = set("RUSTPAD_MCP_CACHE_DIR")
         .map(PathBuf::from)
         .or_else(|| set("XDG_CACHE_HOME").map(|d| PathBuf::from(d).join("rustpad-mcp")))
         .or_else(|| set("HOME").map(|d| PathBuf::from(d).join(".cache/rustpad-mcp")))?;
-    let mut config = CacheConfig::new();
+    let mut config = wasmtime::CacheConfig::new();
     config.with_directory(directory);
-    Cache::new(config).ok()
+    wasmtime::Cache::new(config).ok()
 }
 
 fn internal(error: impl std::fmt::Display) -> Failure {
@@ -348,5 +384,39 @@ fn trapped(error: wasmtime::Error, store: &Store<CallState>) -> Failure {
         }
         Some(trap) => Failure(format!("the request failed inside the component ({trap})")),
         None => Failure(format!("the request failed inside the component ({error})")),
+    }
+}
+
+#[cfg(all(test, feature = "compiler"))]
+mod tests {
+    use super::*;
+
+    /// The component, compiled by this test for the test machine.
+    fn compiled(config: &wasmtime::Config) -> Vec<u8> {
+        let wasm = std::fs::read(env!("GUEST_WASM")).unwrap();
+        Engine::new(config)
+            .unwrap()
+            .precompile_component(&wasm)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_embedded_image_loads_and_mismatched_images_never_do() {
+        let engine = Engine::new(&engine::config()).unwrap();
+        built_in(&engine, GUEST_IMAGE).expect("the image build.rs made loads");
+        // Compiled under other settings (no fuel): refused, with the reason.
+        let mut other = wasmtime::Config::new();
+        other.max_wasm_stack(engine::MAX_WASM_STACK);
+        let refusal = built_in(&engine, &compiled(&other))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(refusal.contains("this binary is broken"), "{refusal}");
+        assert!(refusal.contains("fuel"), "{refusal}");
+        // Not wasmtime's output at all.
+        assert!(built_in(&engine, b"\0asm not a compiled component").is_err());
+        let mut truncated = GUEST_IMAGE.to_vec();
+        truncated.truncate(truncated.len() / 2);
+        assert!(built_in(&engine, &truncated).is_err());
     }
 }

@@ -1,0 +1,408 @@
+//! Folding a History into lengths straight from its frame.
+//!
+//! A long-lived pad's first message carries its whole history (about 2.7 MB
+//! for 100,000 single-character edits). A session that needs only lengths
+//! (info, append, create, set_language) adds up each operation's parts as it
+//! reads them: no operation, part or entry is built, nothing is allocated.
+//!
+//! Two readers do it. [`scan`] reads the History in the one shape Rustpad
+//! writes it, byte by byte, and gives up on anything else — another shape, a
+//! refusal, an edit that does not fit. Then the History is read again by
+//! serde with the same rules as the full path (`UserOperation` and
+//! `ot::Operation` parsed, then `Document::apply`), which says exactly what
+//! is wrong, if anything. Either way the fold accepts and refuses exactly
+//! what the full path does, with the same limits (integers only, no
+//! zero-length parts, no part longer than any document, each operation
+//! covering the document, no document over Rustpad's limit) and the same
+//! deadline checks; the `fold_lengths` fuzz target holds them to that, on
+//! accept/reject and on every length.
+
+use std::fmt;
+use std::time::Instant;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+mod scan;
+
+use super::ot::MAX_PART;
+use crate::text::MAX_DOCUMENT_CHARS;
+
+/// Where a History's fold starts, and how it ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lengths {
+    /// The document's length in code points.
+    pub length: u64,
+    /// Edits folded so far.
+    pub revision: u64,
+    /// The revision right after the last edit of ours in this History.
+    pub ours: Option<u64>,
+}
+
+/// Why a fold stopped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum FoldError {
+    /// The frame is not a History this client can read.
+    NotUnderstood(String),
+    /// An edit does not fit the document.
+    CannotApply(String),
+    /// The deadline passed before the fold was done.
+    Deadline,
+}
+
+/// Folds `entries` (the History's `operations`, a JSON array of `{id,
+/// operation}`) into `from`, skipping the first `skip` entries (already
+/// folded) but still reading them; `me` marks our own edits. The deadline is
+/// looked at every `check_every` entries.
+pub fn fold_lengths(
+    entries: &str,
+    from: Lengths,
+    skip: u64,
+    me: Option<u64>,
+    deadline: Instant,
+    check_every: u64,
+) -> Result<Lengths, FoldError> {
+    match scan::fold(entries, from, skip, me, deadline, check_every) {
+        scan::Scanned::Folded(lengths) => return Ok(lengths),
+        scan::Scanned::Late => return Err(FoldError::Deadline),
+        scan::Scanned::Unsure => {}
+    }
+    let mut fold = Fold {
+        at: from,
+        skip,
+        me,
+        deadline,
+        check_every,
+        index: 0,
+        stopped: None,
+    };
+    let mut parser = serde_json::Deserializer::from_str(entries);
+    let read = Entries(&mut fold)
+        .deserialize(&mut parser)
+        .and_then(|()| parser.end());
+    match (read, fold.stopped) {
+        (_, Some(stopped)) => Err(stopped),
+        (Err(error), None) => Err(FoldError::NotUnderstood(error.to_string())),
+        (Ok(()), None) => Ok(fold.at),
+    }
+}
+
+/// A whole History frame folded onto a pad at `from`, when it is in the
+/// plain shape Rustpad writes; none when it must be read the careful way
+/// (any other message, any other shape, anything to refuse).
+pub fn fold_history_frame(
+    frame: &str,
+    from: Lengths,
+    me: Option<u64>,
+    deadline: Instant,
+    check_every: u64,
+) -> Option<Result<Lengths, FoldError>> {
+    match scan::history_frame(frame, from, me, deadline, check_every) {
+        scan::Scanned::Folded(lengths) => Some(Ok(lengths)),
+        scan::Scanned::Late => Some(Err(FoldError::Deadline)),
+        scan::Scanned::Unsure => None,
+    }
+}
+
+struct Fold {
+    at: Lengths,
+    skip: u64,
+    me: Option<u64>,
+    deadline: Instant,
+    check_every: u64,
+    /// The entry being read, counted from the History's first.
+    index: u64,
+    /// Set when the fold, not the parser, refused (the parser then stops too).
+    stopped: Option<FoldError>,
+}
+
+impl Fold {
+    /// Takes one operation's totals into the document, as `Document::apply` would.
+    fn apply(&mut self, base: u64, target: u64) -> Result<(), FoldError> {
+        if base != self.at.length {
+            return Err(FoldError::CannotApply(format!(
+                "an operation covers {base} characters but the document has {}",
+                self.at.length
+            )));
+        }
+        if target > MAX_DOCUMENT_CHARS as u64 {
+            return Err(FoldError::CannotApply(format!(
+                "an operation makes the document {target} characters long, above Rustpad's limit of {MAX_DOCUMENT_CHARS}"
+            )));
+        }
+        self.at.length = target;
+        self.at.revision += 1;
+        Ok(())
+    }
+
+    /// Stops the parse for a reason of the fold's own.
+    fn stop<E: de::Error>(&mut self, reason: FoldError) -> E {
+        self.stopped = Some(reason);
+        E::custom("the fold stopped")
+    }
+}
+
+/// The array of entries.
+struct Entries<'f>(&'f mut Fold);
+
+impl<'de> DeserializeSeed<'de> for Entries<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Entries<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut entries: A) -> Result<(), A::Error> {
+        let fold = self.0;
+        while let Some(()) = entries.next_element_seed(Entry(fold))? {
+            fold.index += 1;
+        }
+        Ok(())
+    }
+}
+
+/// One `{id, operation}` entry (or `[id, operation]`, which serde reads the same).
+struct Entry<'f>(&'f mut Fold);
+
+impl<'de> DeserializeSeed<'de> for Entry<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_struct("UserOperation", &["id", "operation"], self)
+    }
+}
+
+impl Entry<'_> {
+    /// Takes a complete entry into the document, when it is past the skipped ones.
+    fn finish<E: de::Error>(self, id: u64, totals: (u64, u64)) -> Result<(), E> {
+        let fold = self.0;
+        if fold.index < fold.skip {
+            return Ok(());
+        }
+        if fold.index.is_multiple_of(fold.check_every) && Instant::now() > fold.deadline {
+            return Err(fold.stop(FoldError::Deadline));
+        }
+        if let Err(reason) = fold.apply(totals.0, totals.1) {
+            return Err(fold.stop(reason));
+        }
+        if Some(id) == fold.me {
+            fold.at.ours = Some(fold.at.revision);
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for Entry<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("struct UserOperation")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut fields: A) -> Result<(), A::Error> {
+        let id: u64 = fields
+            .next_element()?
+            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+        let totals = fields
+            .next_element_seed(Parts)?
+            .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+        self.finish(id, totals)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut fields: A) -> Result<(), A::Error> {
+        let (mut id, mut totals) = (None, None);
+        while let Some(key) = fields.next_key::<Field>()? {
+            match key {
+                Field::Id if id.is_some() => return Err(de::Error::duplicate_field("id")),
+                Field::Id => id = Some(fields.next_value::<u64>()?),
+                Field::Operation if totals.is_some() => {
+                    return Err(de::Error::duplicate_field("operation"));
+                }
+                Field::Operation => totals = Some(fields.next_value_seed(Parts)?),
+                Field::Other => {
+                    fields.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let id = id.ok_or_else(|| de::Error::missing_field("id"))?;
+        let totals = totals.ok_or_else(|| de::Error::missing_field("operation"))?;
+        self.finish(id, totals)
+    }
+}
+
+/// A key of an entry.
+enum Field {
+    Id,
+    Operation,
+    Other,
+}
+
+impl<'de> de::Deserialize<'de> for Field {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Field, D::Error> {
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = Field;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E: de::Error>(self, name: &str) -> Result<Field, E> {
+                Ok(match name {
+                    "id" => Field::Id,
+                    "operation" => Field::Operation,
+                    _ => Field::Other,
+                })
+            }
+        }
+        deserializer.deserialize_identifier(Name)
+    }
+}
+
+/// An operation's parts, read as (base length, target length).
+struct Parts;
+
+impl<'de> DeserializeSeed<'de> for Parts {
+    type Value = (u64, u64);
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(u64, u64), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Parts {
+    type Value = (u64, u64);
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of operation parts")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut parts: A) -> Result<(u64, u64), A::Error> {
+        let (mut base, mut target) = (0u64, 0u64);
+        while let Some(part) = parts.next_element::<Part>()? {
+            match part {
+                Part::Retain(n) => {
+                    base += n;
+                    target += n;
+                }
+                Part::Delete(n) => base += n,
+                Part::Insert(n) => target += n,
+            }
+        }
+        Ok((base, target))
+    }
+}
+
+/// One part, reduced to what lengths need: an insert's length in code points.
+enum Part {
+    Retain(u64),
+    Delete(u64),
+    Insert(u64),
+}
+
+impl<'de> de::Deserialize<'de> for Part {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Part, D::Error> {
+        struct PartVisitor;
+        impl<'de> Visitor<'de> for PartVisitor {
+            type Value = Part;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a non-zero integer or a non-empty string")
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Part, E> {
+                match n {
+                    0 => Err(E::custom("an operation contains a zero-length part")),
+                    n if n > MAX_PART => {
+                        Err(E::custom("an operation part is longer than any document"))
+                    }
+                    n => Ok(Part::Retain(n)),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Part, E> {
+                match n {
+                    0.. => self.visit_u64(n as u64),
+                    n if n.unsigned_abs() > MAX_PART => {
+                        Err(E::custom("an operation part is longer than any document"))
+                    }
+                    n => Ok(Part::Delete(n.unsigned_abs())),
+                }
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Part, E> {
+                if s.is_empty() {
+                    return Err(E::custom("an operation contains a zero-length part"));
+                }
+                Ok(Part::Insert(s.chars().count() as u64))
+            }
+        }
+        deserializer.deserialize_any(PartVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn fold(entries: &str, skip: u64) -> Result<Lengths, FoldError> {
+        let start = Lengths {
+            length: 0,
+            revision: 0,
+            ours: None,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        fold_lengths(entries, start, skip, Some(7), deadline, 4096)
+    }
+
+    #[test]
+    fn lengths_add_up_in_code_points_and_our_edits_are_found() {
+        let folded = fold(
+            r#"[{"id":1,"operation":["h🎉llo"]},{"operation":[5,"!"],"id":7,"x":{}},[2,[-6]]]"#,
+            0,
+        )
+        .unwrap();
+        assert_eq!(
+            folded,
+            Lengths {
+                length: 0,
+                revision: 3,
+                ours: Some(2)
+            }
+        );
+        // Skipped entries are read, not applied.
+        let skipped = fold(
+            r#"[{"id":1,"operation":[4]},{"id":7,"operation":["ab"]}]"#,
+            1,
+        );
+        assert_eq!(skipped.unwrap().length, 2);
+    }
+
+    #[test]
+    fn what_the_full_parser_refuses_is_refused() {
+        for bad in [
+            r#"[{"id":1,"operation":[1.0]}]"#,
+            r#"[{"id":1,"operation":[0]}]"#,
+            r#"[{"id":1,"operation":[""]}]"#,
+            r#"[{"id":1.5,"operation":["a"]}]"#,
+            r#"[{"id":1,"id":2,"operation":["a"]}]"#,
+            r#"[{"id":1}]"#,
+            r#"[{"id":1,"operation":[null]}]"#,
+            r#"[{"id":1,"operation":[524289]}]"#,
+            r#"{"id":1}"#,
+            r#"[[1,["a"],3]]"#,
+            r#"[] x"#,
+        ] {
+            assert!(
+                matches!(fold(bad, 0), Err(FoldError::NotUnderstood(_))),
+                "{bad}"
+            );
+        }
+        assert!(matches!(
+            fold(r#"[{"id":1,"operation":[3]}]"#, 0),
+            Err(FoldError::CannotApply(_))
+        ));
+    }
+}
