@@ -51,9 +51,11 @@ tests/typescript/node_modules/.installed: tests/typescript/package-lock.json
 	cd tests/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# A longer run of the randomized concurrent-typing trials.
+# Longer runs of the randomized trials: concurrent typing, and the edit_document oracle.
 soak: build $(PYENV)/.installed
 	CONCURRENCY_TRIALS=2000 $(PYENV)/bin/python -m pytest -q tests/python/test_concurrent_typing.py
+	EDIT_ORACLE_TRIALS=2000 $(CARGO) test --release --locked --workspace --features $(RUST_TEST_FEATURES) --test edit_oracle
+	@$(CARGO) build --release --locked -p rustpad-mcp >&2
 
 lint: toolchain
 	$(CARGO) fmt --all --check

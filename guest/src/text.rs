@@ -98,6 +98,11 @@ fn json_escaped_len(c: char) -> usize {
     }
 }
 
+/// How many characters `text` takes as a JSON string literal, quotes included.
+pub fn json_len(text: &str) -> usize {
+    2 + text.chars().map(json_escaped_len).sum::<usize>()
+}
+
 /// The longest prefix of `text` whose JSON string literal fits in `budget`
 /// characters, with the number of characters shown and in total when it had
 /// to be cut.

@@ -176,6 +176,10 @@ def cost_of(traces):
     }
 
 
+def swap(old, new):
+    return {"old_text": old, "new_text": new}
+
+
 def per_tool(rustpad, url):
     rustpad.seed("bench-read", text=("lorem ipsum dolor sit amet\n" * 400)[:10_000], language="markdown")
     # Long enough that 30 one-character swaps stay far below the removal rule's half of the pad.
@@ -195,6 +199,11 @@ def per_tool(rustpad, url):
         ),
         "set_document": lambda i: ("set_document", {"id": f"bench-empty-{i}", "text": "fresh content"}),
         "set_language": lambda i: ("set_language", {"id": "bench-edit", "language": "rust" if i % 2 else "python"}),
+        "get_document (window)": lambda i: ("get_document", {"id": "bench-read", "start_line": 100, "end_line": 150}),
+        "edit_document": lambda i: (
+            "edit_document",
+            {"id": "bench-edit", "edits": [swap("MARK-A", "MARK-B") if i % 2 == 0 else swap("MARK-B", "MARK-A")]},
+        ),
     }
     latencies, costs = {}, {}
     for name, plan in plans.items():
@@ -221,12 +230,17 @@ def peak_rss(rustpad, url):
         ("append_to_document", {"id": "rss", "text": " more"}),
         ("replace_in_document", {"id": "rss", "search": "beta", "replace": "gamma"}),
         ("set_language", {"id": "rss", "language": "rust"}),
+        ("get_document", {"id": "rss", "start_line": 2, "end_line": 60}),
+        ("edit_document", {"id": "rss"}),
     ]
     for i in range(50):
         tool, arguments = cycle[i % len(cycle)]
         arguments = {k: (v.format(i=i) if isinstance(v, str) else v) for k, v in arguments.items()}
         if tool == "replace_in_document" and i // len(cycle) % 2:
             arguments = {"id": "rss", "search": "gamma", "replace": "beta"}
+        if tool == "edit_document":
+            # A line of its own each time, so every call changes something once.
+            arguments["edits"] = [{"old_text": "filler", "new_text": "Filler", "line": 2 + i}]
         server.call(tool, arguments)
     rss = server.peak_rss_mib()
     server.stop()
@@ -240,7 +254,13 @@ def long_histories(rustpad, url):
     for ops in (20_000, 100_000):
         pad = f"long-{ops}"
         rustpad.seed(pad, ops=ops, char="x")
-        for tool, arguments in (("append_to_document", {"id": pad, "text": "y"}), ("get_document_info", {"id": pad})):
+        window = {"id": pad, "start_line": 1, "end_line": 1}
+        for tool, arguments in (
+            ("append_to_document", {"id": pad, "text": "y"}),
+            ("get_document_info", {"id": pad}),
+            ("get_document", window),
+            ("edit_document", {"id": pad, "edits": [{"old_text": "", "new_text": "z", "line": 1}]}),
+        ):
             first = len(server.traces)
             times = [server.call(tool, arguments)[1] for _ in range(LONG_CALLS)]
             time.sleep(0.05)

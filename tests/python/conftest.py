@@ -446,6 +446,7 @@ ALL_TOOLS = [
     "set_document",
     "append_to_document",
     "replace_in_document",
+    "edit_document",
     "set_language",
 ]
 

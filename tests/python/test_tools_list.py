@@ -1,4 +1,4 @@
-"""tools/list: the eight tools in catalogue order, their annotations and their schemas, the same
+"""tools/list: the nine tools in catalogue order, their annotations and their schemas, the same
 in both eras."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ HINTS = {
     "set_document": (False, True, True, False),
     "append_to_document": (False, False, False, False),
     "replace_in_document": (False, True, False, False),
+    "edit_document": (False, True, False, False),
     "set_language": (False, False, True, False),
 }
 
@@ -30,6 +31,7 @@ REQUIRED_INPUTS = {
     "set_document": ["id", "text"],
     "append_to_document": ["id", "text"],
     "replace_in_document": ["id", "search", "replace"],
+    "edit_document": ["id", "edits"],
     "set_language": ["id", "language"],
 }
 
@@ -44,7 +46,7 @@ async def tools(request, open_client):
         yield listing.tools
 
 
-async def test_eight_tools_in_catalogue_order(tools):
+async def test_nine_tools_in_catalogue_order(tools):
     assert [tool.name for tool in tools] == ALL_TOOLS
 
 
@@ -94,8 +96,9 @@ async def test_output_schemas_are_closed_objects(tools):
         for name in schema.get("required", []):
             assert name in schema["properties"], (tool.name, name)
         untrusted = "untrusted" in schema["properties"]
-        # Exactly the two tools that relay pad content mark it untrusted.
-        assert untrusted == (tool.name in ("get_document", "get_document_info")), tool.name
+        # Exactly the tools that relay pad content mark it untrusted.
+        relays = ("get_document", "get_document_info", "edit_document")
+        assert untrusted == (tool.name in relays), tool.name
         if untrusted:
             assert schema["properties"]["untrusted"] == {"const": True}
             assert schema["properties"]["source"] == {"const": "rustpad"}
@@ -104,7 +107,9 @@ async def test_output_schemas_are_closed_objects(tools):
             assert WRITE_RESULT_FIELDS <= set(schema["required"]), tool.name
     by_name = {tool.name: tool for tool in tools}
     document = by_name["get_document"].output_schema["properties"]
-    assert document["truncated"]["required"] == ["shown", "total"]
+    whole, window = document["truncated"]["anyOf"]
+    assert whole["required"] == ["shown", "total"]
+    assert window == {"type": "boolean"}
     assert document["empty"] == {"const": True}
     stats = by_name["get_stats"].output_schema
     assert set(stats["required"]) == {

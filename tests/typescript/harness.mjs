@@ -108,13 +108,14 @@ export class Rustpad {
     return JSON.parse(await this.#fetch('/api/stats'));
   }
 
-  /** Runs the typist CLI on pad `id` and returns its JSON report. */
-  async type(id, { seed = 1, count = 20 } = {}) {
-    const { stdout } = await promisify(execFile)(
-      TEST_SERVER_BIN,
-      ['type', '--url', this.socketUrl(id), '--seed', String(seed), '--count', String(count)],
-      { timeout: 30_000 },
-    );
+  /**
+   * Runs the typist CLI on pad `id` and returns its JSON report. `avoid` lists strings the
+   * typist never types strictly inside.
+   */
+  async type(id, { seed = 1, count = 20, avoid = [] } = {}) {
+    const args = ['type', '--url', this.socketUrl(id), '--seed', String(seed), '--count', String(count)];
+    for (const needle of avoid) args.push('--avoid', needle);
+    const { stdout } = await promisify(execFile)(TEST_SERVER_BIN, args, { timeout: 30_000 });
     return JSON.parse(stdout);
   }
 

@@ -1,4 +1,4 @@
-// tools/list in both eras: the eight tools in catalogue order, their titles,
+// tools/list in both eras: the nine tools in catalogue order, their titles,
 // all four annotation hints exactly as guest/src/tools/catalogue.rs sets
 // them, and object input/output schemas.
 
@@ -62,6 +62,29 @@ const CATALOGUE = [
     ['id', 'url', 'characters', 'note', 'replacements'],
   ],
   [
+    'edit_document',
+    'Edit a pad where you read it',
+    false,
+    true,
+    false,
+    false,
+    ['id', 'edits'],
+    [
+      'id',
+      'url',
+      'characters',
+      'note',
+      'untrusted',
+      'source',
+      'revision',
+      'base',
+      'dry_run',
+      'edits',
+      'diff',
+      'diff_cut',
+    ],
+  ],
+  [
     'set_language',
     "Set a pad's editor language",
     false,
@@ -83,7 +106,7 @@ describe('tools/list', () => {
         tools = await withClient(mode, rustpad.url, async (client) => (await client.listTools()).tools);
       });
 
-      it('lists all 8 tools in catalogue order', () => {
+      it('lists all 9 tools in catalogue order', () => {
         assert.deepEqual(
           tools.map((tool) => tool.name),
           CATALOGUE.map(([name]) => name),
@@ -139,7 +162,7 @@ describe('tools/list', () => {
         for (const name of ['get_document', 'get_document_info', 'get_stats']) {
           assert.equal(byName[name].annotations.readOnlyHint, true, name);
         }
-        for (const name of ['set_document', 'replace_in_document']) {
+        for (const name of ['set_document', 'replace_in_document', 'edit_document']) {
           assert.equal(byName[name].annotations.destructiveHint, true, name);
         }
       });

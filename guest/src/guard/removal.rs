@@ -20,6 +20,8 @@
 //! The counts live in the host (`tally`), shared by every call of the
 //! process; they are per process, which docs/guide/approval.md spells out.
 
+use operational_transform::{Operation, OperationSeq};
+
 use crate::guard::seal;
 use crate::tally;
 use crate::text::shared_ends;
@@ -45,6 +47,24 @@ impl Change {
             removed: old.chars().count() - kept,
             inserted: new.chars().count() - kept,
         }
+    }
+
+    /// What an operation takes out and puts in.
+    pub fn of_operation(operation: &OperationSeq) -> Change {
+        operation
+            .ops()
+            .iter()
+            .fold(Change::default(), |change, part| match part {
+                Operation::Delete(n) => Change {
+                    removed: change.removed + *n as usize,
+                    ..change
+                },
+                Operation::Insert(text) => Change {
+                    inserted: change.inserted + text.chars().count(),
+                    ..change
+                },
+                Operation::Retain(_) => change,
+            })
     }
 
     /// The same change made `times` times.

@@ -4,7 +4,8 @@
 use std::time::Instant;
 
 use crate::config::Config;
-use crate::rustpad::{http, socket::PadSocket};
+use crate::rustpad::http;
+use crate::rustpad::socket::{PadSocket, Track};
 
 /// The pad the check looks at (a look leaves no edit, only an empty pad that
 /// Rustpad forgets after a day).
@@ -39,7 +40,7 @@ pub fn run(config: &Config) -> (bool, Vec<String>) {
         }
     };
     let started = Instant::now();
-    let socket_ok = match PadSocket::look(url, CHECK_PAD) {
+    let socket_ok = match PadSocket::look(url, CHECK_PAD, Track::Length) {
         Ok(socket) => {
             socket.close();
             lines.push(format!(

@@ -1,8 +1,11 @@
 //! The Rustpad client: its HTTP API for reads, its collaboration socket for
 //! everything that needs a revision, and the OT arithmetic in between.
 
+pub mod base;
 pub mod check;
 pub mod fold;
 pub mod http;
 pub mod ot;
+pub mod rebase;
+pub mod since;
 pub mod socket;

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use operational_transform::OperationSeq;
+use operational_transform::{self as transform, OperationSeq};
 use ropey::Rope;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -81,6 +81,22 @@ fn insert<E: de::Error>(text: Cow<'_, str>) -> Result<Part<'_>, E> {
         return Err(E::custom("an operation contains a zero-length part"));
     }
     Ok(Part::Insert(text))
+}
+
+impl Operation<'_> {
+    /// The same edit as the `operational-transform` crate holds it, for
+    /// transforming and composing.
+    pub fn to_seq(&self) -> OperationSeq {
+        let mut seq = OperationSeq::with_capacity(self.0.len());
+        for part in &self.0 {
+            match part {
+                Part::Retain(n) => seq.retain(*n),
+                Part::Delete(n) => seq.delete(*n),
+                Part::Insert(text) => seq.insert(text),
+            }
+        }
+        seq
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Operation<'a> {
@@ -151,6 +167,11 @@ impl Document {
         self.text.as_ref().map(Rope::to_string)
     }
 
+    /// The text as a rope (cheap to clone: clones share their pieces).
+    pub fn rope(&self) -> Option<&Rope> {
+        self.text.as_ref()
+    }
+
     /// Applies one operation, checking it covers the document exactly and
     /// leaves it within Rustpad's limit. On error the document is unchanged.
     pub fn apply(&mut self, operation: &Operation) -> Result<(), String> {
@@ -195,6 +216,30 @@ impl Document {
     }
 }
 
+/// Applies an operation built with the `operational-transform` crate to a
+/// rope, in place; refuses one that does not cover the rope exactly.
+pub fn apply_to_rope(rope: &mut Rope, operation: &OperationSeq) -> Result<(), String> {
+    if operation.base_len() != rope.len_chars() {
+        return Err(format!(
+            "an operation covers {} characters but the text has {}",
+            operation.base_len(),
+            rope.len_chars()
+        ));
+    }
+    let mut at = 0usize;
+    for part in operation.ops() {
+        match part {
+            transform::Operation::Retain(n) => at += *n as usize,
+            transform::Operation::Delete(n) => rope.remove(at..at + *n as usize),
+            transform::Operation::Insert(text) => {
+                rope.insert(at, text);
+                at += text.chars().count();
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Builds whole-document operations in code points.
 pub struct Builder(OperationSeq);
 
@@ -221,6 +266,11 @@ impl Builder {
     /// The operation in Rustpad's wire format.
     pub fn finish(self) -> serde_json::Value {
         serde_json::to_value(&self.0).unwrap_or_default()
+    }
+
+    /// The operation itself, to transform before it is sent.
+    pub fn build(self) -> OperationSeq {
+        self.0
     }
 }
 
@@ -334,6 +384,16 @@ mod tests {
         let wire = json.to_string();
         doc.apply(&op(&wire).unwrap()).unwrap();
         assert_eq!((doc.len(), text(&doc)), (3, "aXc".to_string()));
+    }
+
+    #[test]
+    fn applies_crate_operations_to_a_rope() {
+        let mut rope = Rope::from_str("h🎉llo");
+        let operation = op(r#"[1,-1,"e",3,"!"]"#).unwrap().to_seq();
+        apply_to_rope(&mut rope, &operation).unwrap();
+        assert_eq!(rope.to_string(), "hello!");
+        assert!(apply_to_rope(&mut rope, &operation).is_err());
+        assert_eq!(rope.to_string(), "hello!");
     }
 
     #[test]

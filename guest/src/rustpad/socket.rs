@@ -21,6 +21,7 @@ use serde_json::value::RawValue;
 
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::ot::{Document, Operation};
+use super::since::Since;
 use crate::config::RustpadUrl;
 use crate::result::ToolError;
 use crate::text::{self, MAX_LABEL_CHARS};
@@ -94,6 +95,9 @@ pub enum Event {
 pub enum Track {
     Length,
     Text,
+    /// The text, and also the text at this revision with every edit after
+    /// it (see [`Since`]).
+    TextSince(u64),
 }
 
 /// What a barrier waits for.
@@ -115,6 +119,7 @@ pub struct PadState {
     document: Document,
     language: Option<String>,
     users: BTreeMap<u64, String>,
+    since: Option<Since>,
 }
 
 /// An open session: the connection and the pad's state.
@@ -133,8 +138,8 @@ impl std::ops::Deref for PadSocket {
 
 impl PadSocket {
     /// Connects and establishes the snapshot without appearing in the pad.
-    pub fn look(url: &RustpadUrl, id: &str) -> Result<PadSocket, ToolError> {
-        PadSocket::open(url, id, Barrier::Cursor, Track::Length)
+    pub fn look(url: &RustpadUrl, id: &str, track: Track) -> Result<PadSocket, ToolError> {
+        PadSocket::open(url, id, Barrier::Cursor, track)
     }
 
     /// Connects as the named collaborator `rustpad-mcp`, ready to write.
@@ -201,12 +206,24 @@ impl PadSocket {
     /// Rustpad to acknowledge it, folding everyone else's edits meanwhile.
     /// Returns the pad's revision right after the edit.
     pub fn edit(&mut self, operation: serde_json::Value) -> Result<u64, ToolError> {
+        self.edit_at(self.revision, operation)
+    }
+
+    /// Sends an edit built against the text at `revision` (at most the
+    /// current one): Rustpad transforms it over every edit since, as it does
+    /// for any client whose edit crossed others in flight.
+    pub fn edit_at(
+        &mut self,
+        revision: u64,
+        operation: serde_json::Value,
+    ) -> Result<u64, ToolError> {
         if self.me.is_none() {
             return Err(ToolError::new(
                 "Rustpad never told this client its identity",
             ));
         }
-        self.send(&json!({ "Edit": { "revision": self.revision, "operation": operation } }))?;
+        debug_assert!(revision <= self.revision);
+        self.send(&json!({ "Edit": { "revision": revision, "operation": operation } }))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
             match self.receive(deadline, "an acknowledgement of the edit") {
@@ -230,6 +247,11 @@ impl PadSocket {
                 return Ok(());
             }
         }
+    }
+
+    /// Starts keeping the text as it stands now and every edit after it.
+    pub fn record_from_here(&mut self) -> Result<(), ToolError> {
+        self.state.record_from_here()
     }
 
     pub fn close(self) {
@@ -271,10 +293,14 @@ impl PadState {
             revision: 0,
             document: match track {
                 Track::Length => Document::lengths_only(),
-                Track::Text => Document::with_text(),
+                Track::Text | Track::TextSince(_) => Document::with_text(),
             },
             language: None,
             users: BTreeMap::new(),
+            since: match track {
+                Track::TextSince(revision) => Some(Since::from(revision)),
+                Track::Length | Track::Text => None,
+            },
         }
     }
 
@@ -284,6 +310,25 @@ impl PadState {
 
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// The text, for a session that keeps it.
+    pub fn text(&self) -> Result<&ropey::Rope, ToolError> {
+        self.document.rope().ok_or_else(|| {
+            ToolError::new("internal error: the session did not keep the pad's text")
+        })
+    }
+
+    /// The base text and what followed it, for a session that records them.
+    pub fn since(&self) -> Option<&Since> {
+        self.since.as_ref()
+    }
+
+    /// Starts recording at the text as it stands now.
+    fn record_from_here(&mut self) -> Result<(), ToolError> {
+        let since = Since::here(self.revision, self.text()?);
+        self.since = Some(since);
+        Ok(())
     }
 
     /// The language, if anyone ever set one.
@@ -386,12 +431,28 @@ impl PadState {
             if index % DEADLINE_CHECK_EVERY == 0 && Instant::now() > deadline {
                 return Err(FoldError::Deadline);
             }
+            let mine = Some(entry.id) == self.me;
+            let recorded = self
+                .since
+                .as_ref()
+                .is_some_and(|s| s.wants(self.revision + 1));
+            let before = (recorded && mine)
+                .then(|| self.document.rope().cloned())
+                .flatten();
             self.document
                 .apply(&entry.operation)
                 .map_err(FoldError::CannotApply)?;
             self.revision += 1;
-            if Some(entry.id) == self.me {
+            if mine {
                 ours = Some(self.revision);
+            }
+            if let (Some(since), Some(text)) = (&mut self.since, self.document.rope()) {
+                let operation = if recorded {
+                    entry.operation.to_seq()
+                } else {
+                    Default::default()
+                };
+                since.follow(self.revision, entry.id, operation, before, text);
             }
         }
         Ok(ours)

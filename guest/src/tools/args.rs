@@ -4,7 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::catalogue::ToolName;
+use super::locate::{EditSpec, MAX_EDITS};
 use crate::result::ToolError;
+use crate::rustpad::base::Base;
 use crate::text::{
     MAX_DOCUMENT_CHARS, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOKEN_CHARS, char_len, clean_line,
 };
@@ -111,6 +113,51 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// A 1-based line number, at most one past the longest pad's last line.
+    pub fn line_number(&self, name: &str) -> Result<Option<usize>, ToolError> {
+        match self.map.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(value) => check_line(value)
+                .map(Some)
+                .map_err(|problem| ToolError::new(format!("argument \"{name}\" {problem}"))),
+        }
+    }
+
+    /// The base a model read, as `get_document` and `edit_document` give it.
+    pub fn base(&self) -> Result<Option<Base>, ToolError> {
+        let Some(text) = self.string("base")? else {
+            return Ok(None);
+        };
+        Base::parse(text).map(Some).ok_or_else(|| {
+            ToolError::new(
+                "argument \"base\" is not a base this server gives out (r<revision>.<16 hex digits>): pass the base from a get_document window or an edit_document result unchanged, or leave it out to edit the pad as it is now",
+            )
+        })
+    }
+
+    /// `edit_document`'s edits: 1–100 objects of old_text, new_text and an optional line.
+    pub fn edits(&self) -> Result<Vec<EditSpec<'a>>, ToolError> {
+        let Some(Value::Array(items)) = self.map.get("edits") else {
+            return Err(ToolError::new(
+                "argument \"edits\" must be an array of {old_text, new_text, line?} objects",
+            ));
+        };
+        if items.is_empty() || items.len() > MAX_EDITS {
+            return Err(ToolError::new(format!(
+                "argument \"edits\" must hold 1–{MAX_EDITS} edits; it holds {}",
+                items.len()
+            )));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                check_edit(item)
+                    .map_err(|problem| ToolError::new(format!("edit {}: {problem}", index + 1)))
+            })
+            .collect()
+    }
+
     pub fn confirm_token(&self) -> Result<Option<&'a str>, ToolError> {
         let token = self.string("confirm_token")?;
         if let Some(token) = token
@@ -142,6 +189,53 @@ fn check_id(id: &str) -> Result<&str, String> {
         return Err("invalid pad id: \".\" and \"..\" are not pad ids".into());
     }
     Ok(id)
+}
+
+/// The most lines a pad can have: one more than its characters.
+pub const MAX_LINE: usize = MAX_DOCUMENT_CHARS + 1;
+
+fn check_line(value: &Value) -> Result<usize, String> {
+    match value.as_u64() {
+        Some(line) if (1..=MAX_LINE as u64).contains(&line) => Ok(line as usize),
+        _ => Err(format!("must be a whole line number from 1 to {MAX_LINE}")),
+    }
+}
+
+fn check_edit(item: &Value) -> Result<EditSpec<'_>, String> {
+    let Value::Object(fields) = item else {
+        return Err("must be an object with old_text, new_text and optionally line".into());
+    };
+    if let Some(unknown) = fields
+        .keys()
+        .find(|k| !["old_text", "new_text", "line"].contains(&k.as_str()))
+    {
+        return Err(format!(
+            "unknown field \"{}\": an edit takes old_text, new_text and line",
+            clean_line(unknown, 64)
+        ));
+    }
+    let text = |name: &str| -> Result<&str, String> {
+        match fields.get(name) {
+            Some(Value::String(text)) if char_len(text) <= MAX_DOCUMENT_CHARS => Ok(text),
+            Some(Value::String(text)) => Err(format!(
+                "{name} is {} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS} for a whole pad",
+                char_len(text)
+            )),
+            None | Some(Value::Null) => Err(format!(
+                "missing {name} (it may be empty, but it must be there)"
+            )),
+            Some(_) => Err(format!("{name} must be a string")),
+        }
+    };
+    let line = match fields.get("line") {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(check_line(value).map_err(|problem| format!("line {problem}"))?),
+    };
+    Ok(EditSpec {
+        old_text: text("old_text")?,
+        new_text: text("new_text")?,
+        line,
+    })
 }
 
 fn check_text(name: &str, value: &str, min: usize) -> Result<(), ToolError> {

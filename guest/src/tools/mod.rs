@@ -5,9 +5,13 @@
 
 pub mod args;
 pub mod catalogue;
+mod diff;
+mod edit;
+pub mod locate;
 mod read;
 mod schemas;
 pub mod selection;
+mod window;
 mod write;
 
 use serde_json::{Map, Value};
@@ -103,6 +107,7 @@ fn run(
         ToolName::SetDocument => write::set_document(url, &args, &guard),
         ToolName::AppendToDocument => write::append_to_document(url, &args),
         ToolName::ReplaceInDocument => write::replace_in_document(url, &args, &guard),
+        ToolName::EditDocument => edit::edit_document(url, &args, &guard),
         ToolName::SetLanguage => write::set_language(url, &args),
     }
 }

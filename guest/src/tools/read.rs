@@ -1,14 +1,16 @@
 //! The read tools: get_document and get_stats over HTTP, get_document_info
-//! over the collaboration socket (without appearing in the pad).
+//! over the collaboration socket (without appearing in the pad). A
+//! get_document with a line window is read in `window`.
 
 use serde_json::{Map, Value, json};
 
 use super::args::Args;
 use super::catalogue::EPHEMERAL;
+use super::window::{LineWindow, get_window};
 use crate::config::RustpadUrl;
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::http;
-use crate::rustpad::socket::PadSocket;
+use crate::rustpad::socket::{PadSocket, Track};
 use crate::text::{self, MAX_RESULT_CHARS};
 
 /// Room left in the result for everything but the pad text.
@@ -16,6 +18,9 @@ const RESULT_OVERHEAD: usize = 1_000;
 
 pub fn get_document(url: &RustpadUrl, args: &Args) -> ToolResult {
     let id = args.id()?;
+    if let Some(window) = LineWindow::of(args)? {
+        return get_window(url, id, &window);
+    }
     let response = http::get(url, &format!("/api/text/{id}"))?;
     let raw = String::from_utf8_lossy(&response.body);
     let cleaned = text::clean_text(&raw);
@@ -58,7 +63,7 @@ pub fn get_document(url: &RustpadUrl, args: &Args) -> ToolResult {
 
 pub fn get_document_info(url: &RustpadUrl, args: &Args) -> ToolResult {
     let id = args.id()?;
-    let socket = PadSocket::look(url, id)?;
+    let socket = PadSocket::look(url, id, Track::Length)?;
     let mut payload = Map::new();
     payload.insert("id".into(), json!(id));
     payload.insert("url".into(), json!(url.share_link(id)));

@@ -3,15 +3,24 @@
 
 use serde_json::{Value, json};
 
+use super::args::MAX_LINE;
 use super::catalogue::ToolName;
+use super::locate::MAX_EDITS;
+use crate::rustpad::base;
 use crate::text::{MAX_DOCUMENT_CHARS, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOKEN_CHARS};
 
 impl ToolName {
     pub fn input_schema(self) -> Value {
         let (properties, required): (Value, &[&str]) = match self {
-            ToolName::GetDocument | ToolName::GetDocumentInfo => {
-                (json!({ "id": id_schema() }), &["id"])
-            }
+            ToolName::GetDocument => (
+                json!({
+                    "id": id_schema(),
+                    "start_line": with_description(line_schema(), "First line of a window (1-based). With start_line or end_line the result is those lines, numbered, with a base for edit_document"),
+                    "end_line": with_description(line_schema(), "Last line of a window, inclusive; past the last line means to the end"),
+                }),
+                &["id"],
+            ),
+            ToolName::GetDocumentInfo => (json!({ "id": id_schema() }), &["id"]),
             ToolName::GetStats => (json!({}), &[]),
             ToolName::CreateDocument => (
                 json!({
@@ -50,6 +59,39 @@ impl ToolName {
                 }),
                 &["id", "search", "replace"],
             ),
+            ToolName::EditDocument => (
+                json!({
+                    "id": id_schema(),
+                    "edits": {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": MAX_EDITS,
+                        "description": "The edits, all located in the same text (they do not see each other) and made as one change",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "old_text": with_description(text_schema(0), "Exact text to replace, copied from the pad without line numbers; must occur once (or once starting on line). Empty: insert at the start of line"),
+                                "new_text": with_description(text_schema(0), "What to put in its place; empty deletes old_text"),
+                                "line": with_description(line_schema(), "The line old_text starts on, to pick one of several occurrences; required when old_text is empty"),
+                            },
+                            "required": ["old_text", "new_text"],
+                            "additionalProperties": false,
+                        },
+                    },
+                    "base": {
+                        "type": "string",
+                        "pattern": base::PATTERN,
+                        "description": "The base from the get_document window (or edit_document result) the edits were read in; omit it to edit the pad as it is now",
+                    },
+                    "dry_run": {
+                        "type": "boolean",
+                        "default": false,
+                        "description": "Return the diff and whether a person would be asked, and write nothing",
+                    },
+                    "confirm_token": token_schema(),
+                }),
+                &["id", "edits"],
+            ),
             ToolName::SetLanguage => (
                 json!({ "id": id_schema(), "language": language_schema() }),
                 &["id", "language"],
@@ -73,12 +115,23 @@ impl ToolName {
                     "text": { "type": "string", "description": "The pad's text, with control characters removed" },
                     "empty": { "const": true },
                     "truncated": {
-                        "type": "object",
-                        "description": "Present when the text was cut to fit the result budget; counts are in characters (code points)",
-                        "properties": { "shown": integer(), "total": integer() },
-                        "required": ["shown", "total"],
-                        "additionalProperties": false,
+                        "description": "Whole pad: present, as shown and total characters (code points), when the text was cut to fit the result budget. Window: whether the window was cut (see continue_from)",
+                        "anyOf": [
+                            {
+                                "type": "object",
+                                "properties": { "shown": integer(), "total": integer() },
+                                "required": ["shown", "total"],
+                                "additionalProperties": false,
+                            },
+                            { "type": "boolean" },
+                        ],
                     },
+                    "revision": with_description(integer(), "Window only: the pad's revision the text is from"),
+                    "base": with_description(string(), "Window only: names this revision and its text, for edit_document"),
+                    "start_line": with_description(line_number(), "Window only: the first line shown"),
+                    "end_line": with_description(line_number(), "Window only: the last line shown (partly, if that line alone was too long)"),
+                    "total_lines": with_description(line_number(), "Window only: lines in the pad"),
+                    "continue_from": with_description(line_number(), "Window only: present when the window was cut; the line to start the next window at"),
                     "note": string(),
                 }),
                 vec!["untrusted", "source", "id", "text"],
@@ -136,6 +189,42 @@ impl ToolName {
             ToolName::ReplaceInDocument => {
                 written(json!({ "replacements": integer() }), &["replacements"])
             }
+            ToolName::EditDocument => written(
+                json!({
+                    "untrusted": { "const": true },
+                    "source": { "const": "rustpad" },
+                    "revision": with_description(integer(), "The pad's revision right after the edits (on a dry run: now)"),
+                    "base": with_description(string(), "Names that revision and its text: pass it to state further edits against it (on a dry run: the pad as it is now)"),
+                    "dry_run": { "type": "boolean" },
+                    "would_ask": with_description(json!({ "type": "boolean" }), "Dry run only: whether making the edits would ask a person first"),
+                    "edits": {
+                        "type": "array",
+                        "description": "For each edit, in the order given, the lines its new text occupies in the result",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "edit": line_number(),
+                                "start_line": line_number(),
+                                "end_line": line_number(),
+                            },
+                            "required": ["edit", "start_line", "end_line"],
+                            "additionalProperties": false,
+                        },
+                    },
+                    "diff": with_description(string(), "Unified diff of the change, pad text with control characters removed"),
+                    "diff_cut": with_description(json!({ "type": "boolean" }), "Whether the diff was cut to fit the result"),
+                }),
+                &[
+                    "untrusted",
+                    "source",
+                    "revision",
+                    "base",
+                    "dry_run",
+                    "edits",
+                    "diff",
+                    "diff_cut",
+                ],
+            ),
             ToolName::SetLanguage => written(json!({ "language": string() }), &["language"]),
         };
         json!({
@@ -149,6 +238,14 @@ impl ToolName {
 
 fn integer() -> Value {
     json!({ "type": "integer", "minimum": 0 })
+}
+
+fn line_number() -> Value {
+    json!({ "type": "integer", "minimum": 1 })
+}
+
+fn line_schema() -> Value {
+    json!({ "type": "integer", "minimum": 1, "maximum": MAX_LINE })
 }
 
 fn string() -> Value {

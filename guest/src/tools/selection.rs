@@ -3,6 +3,11 @@
 
 use super::catalogue::{ALL, ESSENTIAL, ToolName};
 
+/// Destructive tools newer than the rest: an operator whose deny list was
+/// written before they existed has not decided about them, so startup says
+/// they are offered.
+const NEWER_DESTRUCTIVE: [ToolName; 1] = [ToolName::EditDocument];
+
 /// One entry of RUSTPAD_ALLOW_TOOLS / RUSTPAD_DENY_TOOLS.
 enum Entry {
     Essential,
@@ -123,6 +128,19 @@ pub fn select(
         }
     }
     let selected: Vec<ToolName> = ALL.into_iter().filter(|t| chosen.contains(t)).collect();
+    if deny.is_some_and(|d| !d.trim().is_empty()) {
+        notices.extend(
+            NEWER_DESTRUCTIVE
+                .iter()
+                .filter(|tool| selected.contains(tool))
+                .map(|tool| {
+                    format!(
+                        "rustpad-mcp: RUSTPAD_DENY_TOOLS does not mention {name}, a destructive tool new in this version (see CHANGELOG.md), so it is offered; add {name} to RUSTPAD_DENY_TOOLS if this server should not offer it",
+                        name = tool.name()
+                    )
+                }),
+        );
+    }
     if selected.is_empty() {
         let cause = if read_only && without_read_only {
             " (RUSTPAD_READ_ONLY leaves only the read tools)"
@@ -153,8 +171,32 @@ mod tests {
     }
 
     #[test]
+    fn a_deny_list_that_predates_a_destructive_tool_is_told_about_it() {
+        let mut notices = Vec::new();
+        let tools = select(None, Some("set_document"), false, &mut notices).unwrap();
+        assert!(names(&tools).contains(&"edit_document"));
+        assert_eq!(notices.len(), 1);
+        assert!(notices[0].contains("RUSTPAD_DENY_TOOLS does not mention edit_document"));
+        for deny in ["set_document,edit_document", "edit_*"] {
+            let mut notices = Vec::new();
+            select(None, Some(deny), false, &mut notices).unwrap();
+            assert!(notices.is_empty(), "{deny}: {notices:?}");
+        }
+        // Not offered anyway: nothing to say.
+        for (allow, deny, read_only) in [
+            (None, Some("set_document"), true),
+            (Some("get_*"), Some("get_stats"), false),
+            (None, None, false),
+        ] {
+            let mut notices = Vec::new();
+            select(allow, deny, read_only, &mut notices).unwrap();
+            assert!(notices.is_empty(), "{allow:?} {deny:?}: {notices:?}");
+        }
+    }
+
+    #[test]
     fn defaults_offer_everything_and_read_only_the_reads() {
-        assert_eq!(pick(None, None, false).unwrap().len(), 8);
+        assert_eq!(pick(None, None, false).unwrap().len(), 9);
         assert_eq!(
             pick(None, None, true).unwrap(),
             ["get_document", "get_document_info", "get_stats"]
@@ -189,7 +231,7 @@ mod tests {
             pick(None, Some("set_*,replace_in_document"), false)
                 .unwrap()
                 .len(),
-            5
+            6
         );
     }
 

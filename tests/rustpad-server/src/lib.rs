@@ -32,6 +32,7 @@ mod control;
 mod http;
 pub mod misbehave;
 mod ot;
+pub mod person;
 pub mod protocol;
 mod rustpad;
 pub mod tls;

@@ -16,7 +16,7 @@ use crate::protocol::{ClientMsg, ServerMsg, UserInfo, UserOperation};
 
 /// Why a typist run failed.
 #[derive(Debug)]
-pub struct TypistError(String);
+pub struct TypistError(pub(crate) String);
 
 impl fmt::Display for TypistError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -312,16 +312,16 @@ pub fn splits_occurrence(text: &str, position: usize, needle: &str) -> bool {
     })
 }
 
-type ClientSocket =
+pub(crate) type ClientSocket =
     tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
 
-async fn send(socket: &mut ClientSocket, msg: &ClientMsg) -> Result<(), TypistError> {
+pub(crate) async fn send(socket: &mut ClientSocket, msg: &ClientMsg) -> Result<(), TypistError> {
     socket.send(Message::text(msg.to_json())).await?;
     Ok(())
 }
 
 /// The next application message, skipping control and binary frames.
-async fn next_server_msg(socket: &mut ClientSocket) -> Result<ServerMsg, TypistError> {
+pub(crate) async fn next_server_msg(socket: &mut ClientSocket) -> Result<ServerMsg, TypistError> {
     loop {
         match socket.next().await {
             None => return fail("the server closed the connection"),
@@ -338,7 +338,7 @@ async fn next_server_msg(socket: &mut ClientSocket) -> Result<ServerMsg, TypistE
     }
 }
 
-async fn handle(
+pub(crate) async fn handle(
     client: &mut Client,
     socket: &mut ClientSocket,
     msg: ServerMsg,

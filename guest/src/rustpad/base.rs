@@ -1,0 +1,101 @@
+//! A base: the name of one text of a pad that a model has read, so that it
+//! can later state an edit against exactly that text.
+//!
+//! Rustpad numbers a pad's revisions from 0 and forgets them when it restarts
+//! or the pad expires; after that the same number names another text. So a
+//! base carries the revision and a fingerprint of the whole text at it, and a
+//! base only counts when both still match the pad's history. It is not a
+//! secret and needs no seal: anyone can compute one, and a forged base can
+//! only name a text the pad really had.
+
+use std::fmt;
+
+use crate::guard::seal;
+
+/// Hex digits of the fingerprint.
+const FINGERPRINT_DIGITS: usize = 16;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Base {
+    pub revision: u64,
+    fingerprint: String,
+}
+
+impl Base {
+    /// The base naming `text` at `revision`.
+    pub fn of(revision: u64, text: &str) -> Base {
+        Base {
+            revision,
+            fingerprint: seal::fingerprint(text),
+        }
+    }
+
+    /// Reads a base as [`fmt::Display`] writes it: `r<revision>.<16 hex digits>`.
+    pub fn parse(text: &str) -> Option<Base> {
+        let (revision, fingerprint) = text.strip_prefix('r')?.split_once('.')?;
+        let plain_number = !revision.is_empty()
+            && revision.len() <= 19
+            && revision.bytes().all(|b| b.is_ascii_digit())
+            && (revision == "0" || !revision.starts_with('0'));
+        let hex = fingerprint.len() == FINGERPRINT_DIGITS
+            && fingerprint
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !plain_number || !hex {
+            return None;
+        }
+        Some(Base {
+            revision: revision.parse().ok()?,
+            fingerprint: fingerprint.to_string(),
+        })
+    }
+
+    /// Whether `text` is the text this base names.
+    pub fn names(&self, text: &str) -> bool {
+        seal::fingerprint(text) == self.fingerprint
+    }
+}
+
+impl fmt::Display for Base {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "r{}.{}", self.revision, self.fingerprint)
+    }
+}
+
+/// The JSON Schema pattern of a base, for input schemas.
+pub const PATTERN: &str = "^r(0|[1-9][0-9]{0,18})\\.[0-9a-f]{16}$";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_base_round_trips_and_names_its_text() {
+        let base = Base::of(42, "hello\n");
+        let written = base.to_string();
+        assert!(written.starts_with("r42."), "{written}");
+        let read = Base::parse(&written).unwrap();
+        assert_eq!(read, base);
+        assert!(read.names("hello\n"));
+        assert!(!read.names("hello"));
+    }
+
+    #[test]
+    fn only_the_canonical_form_is_a_base() {
+        let fingerprint = "0123456789abcdef";
+        assert!(Base::parse(&format!("r0.{fingerprint}")).is_some());
+        for bad in [
+            format!("42.{fingerprint}"),
+            format!("r.{fingerprint}"),
+            format!("r042.{fingerprint}"),
+            format!("r-1.{fingerprint}"),
+            format!("r1.{}", fingerprint.to_uppercase()),
+            format!("r1.{fingerprint}0"),
+            format!("r99999999999999999999.{fingerprint}"),
+            format!("r1 .{fingerprint}"),
+            "r1".to_string(),
+        ] {
+            assert!(Base::parse(&bad).is_none(), "{bad}");
+        }
+    }
+}
