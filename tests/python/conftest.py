@@ -21,8 +21,8 @@ import subprocess
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,6 +235,23 @@ class RustpadServer:
             )
         return json.loads(done.stdout)
 
+    @contextmanager
+    def staying(self, pad: str, **options: Any) -> Iterator[dict[str, Any]]:
+        """Runs the typist CLI with --stay: yields its report once it has typed and settled, while
+        it is still in the pad, and makes it leave on exit."""
+        command = self.typist_command(pad, **options) + ["--stay"]
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            assert process.stdout is not None and process.stdin is not None
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the typist ended without a report ({process.wait()})")
+            yield json.loads(line)
+            process.stdin.close()
+            process.wait(timeout=HANG_GUARD_SECONDS)
+        finally:
+            stop_process(process)
+
     async def wait_for_frame(self, pad: str, predicate: Any) -> Any:
         """Polls the pad's client log until a frame satisfies `predicate`; returns that frame."""
         with anyio.fail_after(HANG_GUARD_SECONDS):
@@ -442,6 +459,7 @@ ALL_TOOLS = [
     "get_document",
     "get_document_info",
     "get_stats",
+    "get_changes",
     "create_document",
     "set_document",
     "append_to_document",

@@ -22,7 +22,7 @@ from conftest import (
 
 pytestmark = pytest.mark.anyio
 
-READ_TOOLS = ["get_document", "get_document_info", "get_stats"]
+READ_TOOLS = ["get_document", "get_document_info", "get_stats", "get_changes"]
 ESSENTIAL = [
     "get_document",
     "get_document_info",
@@ -69,7 +69,7 @@ def test_elicitation_false_is_accepted_in_any_case_and_spacing_and_said_once(rus
         ),
     )
     assert run.returncode == 0, run.stderr
-    assert len(run.response(1)["result"]["tools"]) == 9
+    assert len(run.response(1)["result"]["tools"]) == len(ALL_TOOLS)
     assert "isError" not in run.response(3)["result"]
     assert run.stderr.splitlines().count(ELICITATION_OFF_LINE) == 1, run.stderr
 
@@ -156,7 +156,7 @@ def test_allow_and_deny_combine(rustpad):
             RUSTPAD_DENY_TOOLS="get_stats",
         )
     )
-    assert names == ["get_document", "get_document_info", "set_language"]
+    assert names == ["get_document", "get_document_info", "get_changes", "set_language"]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -208,7 +208,7 @@ def test_plain_http_to_another_host_warns_but_starts():
         legacy_session(request(1, "tools/list")),
     )
     assert run.returncode == 0, run.stderr
-    assert len(run.response(1)["result"]["tools"]) == 9
+    assert len(run.response(1)["result"]["tools"]) == len(ALL_TOOLS)
     assert "warning" in run.stderr.lower()
     assert "unencrypted" in run.stderr
 
@@ -258,7 +258,7 @@ async def test_unconfigured_lists_every_tool_and_every_call_explains_the_setup(o
 def test_an_empty_url_counts_as_unconfigured():
     run = run_server(minimal_env(RUSTPAD_URL="  "), legacy_session(request(1, "tools/list")))
     assert run.returncode == 0, run.stderr
-    assert len(run.response(1)["result"]["tools"]) == 9
+    assert len(run.response(1)["result"]["tools"]) == len(ALL_TOOLS)
 
 
 # -- the command line --------------------------------------------------------------------------

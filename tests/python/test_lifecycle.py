@@ -11,6 +11,7 @@ import time
 import pytest
 
 from conftest import (
+    ALL_TOOLS,
     INITIALIZED,
     MCP_BIN,
     call,
@@ -51,7 +52,7 @@ async def test_legacy_handshake_negotiates_2025_11_25(open_client):
         assert client.session.initialize_result is not None
         assert client.session.discover_result is None
         tools = await client.list_tools()
-        assert len(tools.tools) == 9
+        assert len(tools.tools) == len(ALL_TOOLS)
 
 
 async def test_auto_mode_discovers_2026_07_28(open_client):
@@ -64,7 +65,7 @@ async def test_auto_mode_discovers_2026_07_28(open_client):
         assert "2025-11-25" in discovered.supported_versions
         assert client.server_capabilities.tools is not None
         tools = await client.list_tools()
-        assert len(tools.tools) == 9
+        assert len(tools.tools) == len(ALL_TOOLS)
 
 
 async def test_pinned_2026_07_28_works_without_any_handshake(open_client, rustpad, pad):
@@ -122,7 +123,7 @@ def test_modern_requests_carry_result_type_and_cache_hints_and_legacy_ones_need_
     listing = run.response(2)["result"]
     assert listing["resultType"] == "complete"
     assert isinstance(listing["ttlMs"], int) and listing["cacheScope"] in ("public", "private")
-    assert len(listing["tools"]) == 9
+    assert len(listing["tools"]) == len(ALL_TOOLS)
     # A legacy-looking request before initialize is refused, not served.
     assert "error" in run.response(3)
     unsupported = run.response(4)["error"]

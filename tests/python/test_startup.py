@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from conftest import HANG_GUARD_SECONDS, MCP_BIN, RustpadServer, legacy_session, minimal_env, request, run_server
+from conftest import ALL_TOOLS, HANG_GUARD_SECONDS, MCP_BIN, RustpadServer, legacy_session, minimal_env, request, run_server
 
 
 def test_a_start_with_an_empty_cache_directory_writes_nothing_there(
@@ -19,7 +19,7 @@ def test_a_start_with_an_empty_cache_directory_writes_nothing_there(
         legacy_session(request(1, "tools/list")),
     )
     assert run.returncode == 0, run.stderr
-    assert len(run.response(1)["result"]["tools"]) == 9
+    assert len(run.response(1)["result"]["tools"]) == len(ALL_TOOLS)
     assert list(cache.iterdir()) == []
     assert "cache" not in run.stderr.lower(), run.stderr
 
@@ -35,7 +35,7 @@ def test_a_start_with_an_unwritable_cache_directory_says_nothing_about_it(
         legacy_session(request(1, "tools/list")),
     )
     assert run.returncode == 0, run.stderr
-    assert len(run.response(1)["result"]["tools"]) == 9
+    assert len(run.response(1)["result"]["tools"]) == len(ALL_TOOLS)
     assert "cache" not in run.stderr.lower(), run.stderr
 
 

@@ -15,6 +15,7 @@ HINTS = {
     "get_document": (True, False, True, False),
     "get_document_info": (True, False, True, False),
     "get_stats": (True, False, True, False),
+    "get_changes": (True, False, True, False),
     "create_document": (False, False, True, False),
     "set_document": (False, True, True, False),
     "append_to_document": (False, False, False, False),
@@ -27,6 +28,7 @@ REQUIRED_INPUTS = {
     "get_document": ["id"],
     "get_document_info": ["id"],
     "get_stats": [],
+    "get_changes": ["id", "base"],
     "create_document": [],
     "set_document": ["id", "text"],
     "append_to_document": ["id", "text"],
@@ -97,7 +99,7 @@ async def test_output_schemas_are_closed_objects(tools):
             assert name in schema["properties"], (tool.name, name)
         untrusted = "untrusted" in schema["properties"]
         # Exactly the tools that relay pad content mark it untrusted.
-        relays = ("get_document", "get_document_info", "edit_document")
+        relays = ("get_document", "get_document_info", "get_changes", "edit_document")
         assert untrusted == (tool.name in relays), tool.name
         if untrusted:
             assert schema["properties"]["untrusted"] == {"const": True}

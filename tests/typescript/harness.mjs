@@ -119,6 +119,31 @@ export class Rustpad {
     return JSON.parse(stdout);
   }
 
+  /**
+   * Runs the typist CLI with --stay: resolves with its report once it has typed and settled, and
+   * a `leave()` that makes it leave the pad and waits for it to exit.
+   */
+  async stay(id, { seed = 1, count = 20, name = 'typist' } = {}) {
+    const args = ['type', '--url', this.socketUrl(id), '--seed', String(seed), '--count', String(count)];
+    const child = spawn(TEST_SERVER_BIN, [...args, '--name', name, '--stay'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+    const lines = createInterface({ input: child.stdout });
+    const line = await Promise.race([
+      new Promise((resolveLine) => lines.once('line', resolveLine)),
+      exited.then((code) => {
+        throw new Error(`the typist ended without a report (code ${code})`);
+      }),
+    ]);
+    lines.close();
+    return {
+      report: JSON.parse(line),
+      leave: async () => {
+        child.stdin.end();
+        await exited;
+      },
+    };
+  }
+
   async stop() {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const gone = new Promise((resolveExit) => this.child.once('exit', resolveExit));

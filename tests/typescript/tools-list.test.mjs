@@ -1,4 +1,4 @@
-// tools/list in both eras: the nine tools in catalogue order, their titles,
+// tools/list in both eras: the ten tools in catalogue order, their titles,
 // all four annotation hints exactly as guest/src/tools/catalogue.rs sets
 // them, and object input/output schemas.
 
@@ -29,6 +29,29 @@ const CATALOGUE = [
     false,
     [],
     ['start_time', 'start_time_iso', 'num_documents', 'database_size'],
+  ],
+  [
+    'get_changes',
+    'What changed in a pad since you read it',
+    true,
+    false,
+    true,
+    false,
+    ['id', 'base'],
+    [
+      'untrusted',
+      'source',
+      'id',
+      'since_revision',
+      'revision',
+      'base',
+      'changed',
+      'operations',
+      'authors',
+      'diff',
+      'diff_cut',
+      'too_different',
+    ],
   ],
   ['create_document', 'Create a pad', false, false, true, false, [], ['id', 'url', 'characters', 'note', 'created']],
   [
@@ -159,7 +182,7 @@ describe('tools/list', () => {
 
       it('the read tools are read-only and the guarded tools are destructive', () => {
         const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-        for (const name of ['get_document', 'get_document_info', 'get_stats']) {
+        for (const name of ['get_document', 'get_document_info', 'get_stats', 'get_changes']) {
           assert.equal(byName[name].annotations.readOnlyHint, true, name);
         }
         for (const name of ['set_document', 'replace_in_document', 'edit_document']) {

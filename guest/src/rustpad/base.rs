@@ -10,6 +10,9 @@
 
 use std::fmt;
 
+use ropey::Rope;
+
+use super::since::Since;
 use crate::guard::seal;
 
 /// Hex digits of the fingerprint.
@@ -54,6 +57,26 @@ impl Base {
     pub fn names(&self, text: &str) -> bool {
         seal::fingerprint(text) == self.fingerprint
     }
+
+    /// The text this base names, from a session that recorded the pad since
+    /// the base's revision, or why the pad no longer has it.
+    pub fn find<'a>(&self, since: &'a Since) -> Result<&'a Rope, Stale> {
+        match since.text() {
+            None => Err(Stale::Unreached),
+            Some(text) if !self.names(&text.to_string()) => Err(Stale::Rewritten),
+            Some(text) => Ok(text),
+        }
+    }
+}
+
+/// Why a base no longer names a text of its pad. Both mean Rustpad restarted
+/// or the pad expired after the read; each tool says what to do about it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Stale {
+    /// The pad's history no longer reaches the base's revision.
+    Unreached,
+    /// The revision exists again but holds another text.
+    Rewritten,
 }
 
 impl fmt::Display for Base {

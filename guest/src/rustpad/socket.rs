@@ -336,6 +336,11 @@ impl PadState {
         self.language.as_deref()
     }
 
+    /// The name of connection `id`, while it has the pad open and has said who it is.
+    pub fn user_name(&self, id: u64) -> Option<&str> {
+        self.users.get(&id).map(String::as_str)
+    }
+
     /// The names of everyone else who has the pad open and said who they are.
     pub fn other_users(&self) -> Vec<String> {
         self.users

@@ -20,7 +20,7 @@ use crate::config::RustpadUrl;
 use crate::guard::removal::{Change, Ledger, Removal};
 use crate::guard::{self, Guard, Proposal, seal};
 use crate::result::{self, ToolError, ToolResult};
-use crate::rustpad::base::Base;
+use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::ot::apply_to_rope;
 use crate::rustpad::rebase::{Rebased, rebase};
 use crate::rustpad::socket::{PadSocket, Track};
@@ -143,26 +143,23 @@ fn run(
 fn base_text(socket: &PadSocket, request: &Request) -> Result<(Base, Rope), ToolError> {
     let id = request.id;
     let since = socket.since().expect("the session records from its base");
-    let Some(text) = since.text() else {
-        return Err(ToolError::new(format!(
-            "Nothing was written: base {} names revision {}, but pad \"{id}\" now has only {} revision(s). Rustpad has restarted or the pad expired since that read, so the text the edits were stated against is gone. Read the pad again (get_document with start_line) and state the edits against the new base.",
-            request
-                .base
-                .as_ref()
-                .map(Base::to_string)
-                .unwrap_or_default(),
-            since.revision(),
-            socket.revision()
-        )));
+    let Some(base) = &request.base else {
+        let text = since
+            .text()
+            .expect("a session records from the text it holds");
+        return Ok((Base::of(since.revision(), &text.to_string()), text.clone()));
     };
-    let flat = text.to_string();
-    match &request.base {
-        Some(base) if !base.names(&flat) => Err(ToolError::new(format!(
+    match base.find(since) {
+        Ok(text) => Ok((base.clone(), text.clone())),
+        Err(Stale::Unreached) => Err(ToolError::new(format!(
+            "Nothing was written: base {base} names revision {}, but pad \"{id}\" now has only {} revision(s). Rustpad has restarted or the pad expired since that read, so the text the edits were stated against is gone. Read the pad again (get_document with start_line) and state the edits against the new base.",
+            base.revision,
+            socket.revision()
+        ))),
+        Err(Stale::Rewritten) => Err(ToolError::new(format!(
             "Nothing was written: base {base} does not match pad \"{id}\"'s history. Its revision {} now holds another text, so Rustpad has restarted or the pad expired and was written again since that read. Read the pad again (get_document with start_line) and state the edits against the new base.",
             base.revision
         ))),
-        Some(base) => Ok((base.clone(), text.clone())),
-        None => Ok((Base::of(since.revision(), &flat), text.clone())),
     }
 }
 

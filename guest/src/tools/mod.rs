@@ -5,6 +5,7 @@
 
 pub mod args;
 pub mod catalogue;
+mod changes;
 mod diff;
 mod edit;
 pub mod locate;
@@ -103,6 +104,7 @@ fn run(
         ToolName::GetDocument => read::get_document(url, &args),
         ToolName::GetDocumentInfo => read::get_document_info(url, &args),
         ToolName::GetStats => read::get_stats(url),
+        ToolName::GetChanges => changes::get_changes(url, &args),
         ToolName::CreateDocument => write::create_document(url, &args),
         ToolName::SetDocument => write::set_document(url, &args, &guard),
         ToolName::AppendToDocument => write::append_to_document(url, &args),

@@ -22,6 +22,13 @@ impl ToolName {
             ),
             ToolName::GetDocumentInfo => (json!({ "id": id_schema() }), &["id"]),
             ToolName::GetStats => (json!({}), &[]),
+            ToolName::GetChanges => (
+                json!({
+                    "id": id_schema(),
+                    "base": with_description(base_schema(), "The base from a get_document window or an edit_document result: the text to compare the pad with"),
+                }),
+                &["id", "base"],
+            ),
             ToolName::CreateDocument => (
                 json!({
                     "id": with_description(id_schema(), "Id for the new pad; omit it to get a random one"),
@@ -78,11 +85,7 @@ impl ToolName {
                             "additionalProperties": false,
                         },
                     },
-                    "base": {
-                        "type": "string",
-                        "pattern": base::PATTERN,
-                        "description": "The base from the get_document window (or edit_document result) the edits were read in; omit it to edit the pad as it is now",
-                    },
+                    "base": with_description(base_schema(), "The base from the get_document window (or edit_document result) the edits were read in; omit it to edit the pad as it is now"),
                     "dry_run": {
                         "type": "boolean",
                         "default": false,
@@ -172,6 +175,50 @@ impl ToolName {
                     "start_time_iso",
                     "num_documents",
                     "database_size",
+                ],
+            ),
+            ToolName::GetChanges => (
+                json!({
+                    "untrusted": { "const": true },
+                    "source": { "const": "rustpad" },
+                    "id": string(),
+                    "since_revision": with_description(integer(), "The base's revision: where the comparison starts"),
+                    "revision": with_description(integer(), "The pad's revision now"),
+                    "base": with_description(string(), "Names the pad's text now: pass it to a later get_changes or edit_document"),
+                    "changed": with_description(json!({ "type": "boolean" }), "Whether the text differs from the text at the base"),
+                    "operations": with_description(integer(), "Operations the pad's history holds after the base"),
+                    "authors": {
+                        "type": "array",
+                        "description": "Who made those operations, in the order they first appear",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "name": with_description(string(), "The author's name while they have the pad open; otherwise \"someone who has left\""),
+                                "in_pad": { "type": "boolean" },
+                                "operations": line_number(),
+                            },
+                            "required": ["name", "in_pad", "operations"],
+                            "additionalProperties": false,
+                        },
+                    },
+                    "diff": with_description(string(), "Unified line diff from the text at the base to now, pad text with control characters removed; empty when unchanged or too different"),
+                    "diff_cut": with_description(json!({ "type": "boolean" }), "Whether the diff was cut to fit the result"),
+                    "too_different": with_description(json!({ "type": "boolean" }), "The texts differ too much for a diff: read the pad again instead"),
+                    "note": string(),
+                }),
+                vec![
+                    "untrusted",
+                    "source",
+                    "id",
+                    "since_revision",
+                    "revision",
+                    "base",
+                    "changed",
+                    "operations",
+                    "authors",
+                    "diff",
+                    "diff_cut",
+                    "too_different",
                 ],
             ),
             ToolName::CreateDocument => written(
@@ -295,6 +342,10 @@ fn language_schema() -> Value {
         "pattern": "^[A-Za-z0-9+#.-]+$",
         "description": "Monaco language id for syntax highlighting, e.g. \"markdown\", \"javascript\", \"rust\", \"plaintext\"",
     })
+}
+
+fn base_schema() -> Value {
+    json!({ "type": "string", "pattern": base::PATTERN })
 }
 
 fn token_schema() -> Value {

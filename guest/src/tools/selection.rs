@@ -196,10 +196,15 @@ mod tests {
 
     #[test]
     fn defaults_offer_everything_and_read_only_the_reads() {
-        assert_eq!(pick(None, None, false).unwrap().len(), 9);
+        assert_eq!(pick(None, None, false).unwrap().len(), 10);
         assert_eq!(
             pick(None, None, true).unwrap(),
-            ["get_document", "get_document_info", "get_stats"]
+            [
+                "get_document",
+                "get_document_info",
+                "get_stats",
+                "get_changes"
+            ]
         );
     }
 
@@ -225,13 +230,13 @@ mod tests {
     fn prefixes_exact_names_and_deny() {
         assert_eq!(
             pick(Some("get_*"), Some("get_stats"), false).unwrap(),
-            ["get_document", "get_document_info"]
+            ["get_document", "get_document_info", "get_changes"]
         );
         assert_eq!(
             pick(None, Some("set_*,replace_in_document"), false)
                 .unwrap()
                 .len(),
-            6
+            7
         );
     }
 

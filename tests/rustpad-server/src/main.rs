@@ -19,7 +19,7 @@ USAGE:
     rustpad-test-server [--port N] [--bind ADDR] [--tls-cert FILE --tls-key FILE] [--verbose]
     rustpad-test-server type --url ws://HOST:PORT/api/socket/ID [--seed S] [--count N]
                              [--delay-us D] [--settle-ms M] [--name NAME]
-                             [--avoid STRING]...
+                             [--avoid STRING]... [--stay]
 
 SERVER OPTIONS:
     --port N       TCP port; 0 (the default) picks a free one
@@ -52,6 +52,8 @@ TYPE OPTIONS:
                    text (its edges are fine); repeat for several strings. A keystroke with no
                    allowed position is counted as skipped
 
+    --stay         after printing the report, stay in the pad until stdin ends, then leave
+
     Prints a JSON report: identity, typed (strings in order), skipped, final_text, revision.
 
 MODES:
@@ -64,7 +66,11 @@ enum Command {
         verbose: bool,
         tls: Option<(PathBuf, PathBuf)>,
     },
-    Type(TypistOptions, Vec<String>),
+    Type {
+        options: TypistOptions,
+        avoid: Vec<String>,
+        stay: bool,
+    },
     Help,
 }
 
@@ -81,9 +87,14 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
     let mut tls_cert = None;
     let mut tls_key = None;
     let mut avoid = Vec::new();
+    let mut stay = false;
     while let Some(flag) = args.next() {
         if flag == "-h" || flag == "--help" {
             return Ok(Command::Help);
+        }
+        if typing && flag == "--stay" {
+            stay = true;
+            continue;
         }
         if flag == "--verbose" || flag == "-v" {
             verbose = true;
@@ -150,7 +161,11 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
     if options.url.is_empty() {
         return Err("type needs --url".into());
     }
-    Ok(Command::Type(options, avoid))
+    Ok(Command::Type {
+        options,
+        avoid,
+        stay,
+    })
 }
 
 fn main() -> ExitCode {
@@ -186,7 +201,11 @@ fn main() -> ExitCode {
                 verbose,
                 tls,
             } => run_server(&bind, port, verbose, tls).await,
-            Command::Type(options, avoid) => run_typist(options, avoid).await,
+            Command::Type {
+                options,
+                avoid,
+                stay,
+            } => run_typist(options, avoid, stay).await,
             Command::Help => Ok(()),
         }
     });
@@ -250,7 +269,7 @@ async fn shutdown_signal() {
     }
 }
 
-async fn run_typist(options: TypistOptions, avoid: Vec<String>) -> Result<(), String> {
+async fn run_typist(options: TypistOptions, avoid: Vec<String>, stay: bool) -> Result<(), String> {
     let mut typist = Typist::new(options);
     if !avoid.is_empty() {
         typist = typist.only_where(move |text, position| {
@@ -259,8 +278,30 @@ async fn run_typist(options: TypistOptions, avoid: Vec<String>) -> Result<(), St
                 .any(|needle| splits_occurrence(text, position, needle))
         });
     }
-    let report = typist.run().await.map_err(|e| e.to_string())?;
-    let json = serde_json::to_string(&report).map_err(|e| e.to_string())?;
-    println!("{json}");
+    let print = |report: &rustpad_test_server::typist::TypistReport| {
+        let json = serde_json::to_string(report).unwrap_or_default();
+        let mut stdout = std::io::stdout().lock();
+        // A harness reads this line while the typist stays, so it must not sit in a buffer.
+        writeln!(stdout, "{json}")
+            .and_then(|()| stdout.flush())
+            .ok();
+    };
+    if !stay {
+        let report = typist.run().await.map_err(|e| e.to_string())?;
+        print(&report);
+        return Ok(());
+    }
+    typist
+        .run_and_stay(|report| {
+            print(report);
+            async {
+                let mut sink = Vec::new();
+                tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink)
+                    .await
+                    .ok();
+            }
+        })
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(())
 }

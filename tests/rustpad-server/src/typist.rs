@@ -211,6 +211,16 @@ impl Typist {
     /// Connects, types every keystroke, waits for all acknowledgements and a quiet spell, and
     /// closes.
     pub async fn run(self) -> Result<TypistReport, TypistError> {
+        self.run_and_stay(|_| std::future::ready(())).await
+    }
+
+    /// Like [`Typist::run`], but once settled hands the report to `stay` and keeps the
+    /// connection open (still following the pad) until the future it returns completes, so a
+    /// test can look at the pad while this typist is still in it.
+    pub async fn run_and_stay<F: std::future::Future<Output = ()>>(
+        self,
+        stay: impl FnOnce(&TypistReport) -> F,
+    ) -> Result<TypistReport, TypistError> {
         let Typist { options, allowed } = self;
         let (mut socket, _) = connect_async(options.url.as_str()).await?;
 
@@ -279,10 +289,18 @@ impl Typist {
         {
             handle(&mut client, &mut socket, msg?).await?;
         }
-        socket.close(None).await.ok();
-
-        report.final_text = client.text;
+        report.final_text = client.text.clone();
         report.revision = client.revision;
+
+        let staying = stay(&report);
+        tokio::pin!(staying);
+        loop {
+            tokio::select! {
+                () = &mut staying => break,
+                msg = next_server_msg(&mut socket) => handle(&mut client, &mut socket, msg?).await?,
+            }
+        }
+        socket.close(None).await.ok();
         Ok(report)
     }
 }

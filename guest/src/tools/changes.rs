@@ -1,0 +1,178 @@
+//! `get_changes`: what changed in a pad since a base a model read, as a line
+//! diff, and who made the changes.
+//!
+//! The pad is read through the socket's invisible look, recording the text at
+//! the base's revision and every operation after it with its author's id. An
+//! author still in the pad is named; anyone else — including this server's
+//! own earlier sessions and Rustpad's storage, from which a reloaded pad's
+//! text comes — is "someone who has left".
+
+use serde_json::{Map, json};
+
+use super::args::Args;
+use super::diff::{self, Diff};
+use crate::config::RustpadUrl;
+use crate::result::{self, ToolError, ToolResult};
+use crate::rustpad::base::{Base, Stale};
+use crate::rustpad::socket::{PadSocket, Track};
+
+/// How authors who are no longer in the pad are shown.
+pub const DEPARTED: &str = "someone who has left";
+
+/// The operations one author made since the base.
+struct Author {
+    id: u64,
+    name: Option<String>,
+    operations: usize,
+}
+
+pub fn get_changes(url: &RustpadUrl, args: &Args) -> ToolResult {
+    let id = args.id()?;
+    let base = args
+        .base()?
+        .ok_or_else(|| ToolError::new("missing required argument \"base\""))?;
+    let socket = PadSocket::look(url, id, Track::TextSince(base.revision))?;
+    let outcome = changes(&socket, id, &base);
+    socket.close();
+    outcome
+}
+
+fn changes(socket: &PadSocket, id: &str, base: &Base) -> ToolResult {
+    let since = socket.since().expect("the session records from the base");
+    let then = base
+        .find(since)
+        .map_err(|stale| stale_base(stale, id, base, socket.revision()))?;
+    let now = socket.text()?;
+    let revision = socket.revision();
+    let current = Base::of(revision, &now.to_string());
+
+    let mut authors: Vec<Author> = Vec::new();
+    for entry in since.entries() {
+        match authors.iter_mut().find(|author| author.id == entry.author) {
+            Some(author) => author.operations += 1,
+            None => authors.push(Author {
+                id: entry.author,
+                name: socket.user_name(entry.author).map(str::to_string),
+                operations: 1,
+            }),
+        }
+    }
+    let operations = since.entries().len();
+    let (then, now) = (then.to_string(), now.to_string());
+    let changed = then != now;
+    let diff = if changed {
+        diff::unified_or_give_up(
+            &then,
+            &now,
+            &format!("{id} (revision {})", base.revision),
+            &format!("{id} (revision {revision})"),
+        )
+    } else {
+        Some(Diff {
+            text: String::new(),
+            cut: false,
+        })
+    };
+
+    let mut notes = Vec::new();
+    match &diff {
+        None => notes.push(format!(
+            "The text changed too much since revision {} to show as a diff: read the pad again with get_document.",
+            base.revision
+        )),
+        Some(diff) if diff.cut => notes.push(format!(
+            "The diff was cut at {} characters; read the pad again with get_document for the rest.",
+            diff::MAX_DIFF_CHARS
+        )),
+        Some(_) if operations > 0 && !changed => {
+            notes.push("The operations since the base cancel out: the text is the same.".into())
+        }
+        Some(_) => {}
+    }
+
+    let mut payload = Map::new();
+    payload.insert("id".into(), json!(id));
+    payload.insert("since_revision".into(), json!(base.revision));
+    payload.insert("revision".into(), json!(revision));
+    payload.insert("base".into(), json!(current.to_string()));
+    payload.insert("changed".into(), json!(changed));
+    payload.insert("operations".into(), json!(operations));
+    payload.insert(
+        "authors".into(),
+        json!(
+            authors
+                .iter()
+                .map(|author| json!({
+                    "name": author.name.as_deref().unwrap_or(DEPARTED),
+                    "in_pad": author.name.is_some(),
+                    "operations": author.operations,
+                }))
+                .collect::<Vec<_>>()
+        ),
+    );
+    payload.insert(
+        "diff".into(),
+        json!(diff.as_ref().map_or("", |d| d.text.as_str())),
+    );
+    payload.insert(
+        "diff_cut".into(),
+        json!(diff.as_ref().is_some_and(|d| d.cut)),
+    );
+    payload.insert("too_different".into(), json!(diff.is_none()));
+    if !notes.is_empty() {
+        payload.insert("note".into(), json!(notes.join(" ")));
+    }
+
+    let summary = format!(
+        "Pad \"{id}\" since revision {}: {} by {}, now at revision {revision} (base {current}). {}{}",
+        base.revision,
+        count(operations, "operation"),
+        count(authors.len(), "author"),
+        if changed {
+            "The text changed."
+        } else {
+            "The text is the same."
+        },
+        notes.iter().map(|n| format!(" {n}")).collect::<String>()
+    );
+    let mut body = String::new();
+    for author in &authors {
+        let name = match &author.name {
+            Some(name) => format!("{name} (in the pad)"),
+            None => DEPARTED.to_string(),
+        };
+        body.push_str(&format!(
+            "{name}: {}\n",
+            count(author.operations, "operation")
+        ));
+    }
+    if let Some(diff) = diff.filter(|d| !d.text.is_empty()) {
+        body.push('\n');
+        body.push_str(&diff.text);
+    }
+    result::untrusted_listing(&summary, body.trim_end(), payload)
+}
+
+fn stale_base(stale: Stale, id: &str, base: &Base, now: u64) -> ToolError {
+    let why = match stale {
+        Stale::Unreached => format!(
+            "base {base} names revision {}, but pad \"{id}\" now has only {now} revision(s)",
+            base.revision
+        ),
+        Stale::Rewritten => format!(
+            "base {base} does not match pad \"{id}\"'s history: its revision {} now holds another text",
+            base.revision
+        ),
+    };
+    ToolError::new(format!(
+        "{why}. Rustpad has restarted or the pad expired since that read, so the text to compare with is gone. Read the pad again (get_document with start_line) for a new base."
+    ))
+}
+
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
