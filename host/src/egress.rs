@@ -21,42 +21,8 @@ use tokio_rustls::TlsConnector;
 use tokio_tungstenite::MaybeTlsStream;
 use wasmtime_wasi_http::{Error as HttpError, RequestOptions, WasiBody};
 
-/// How long connecting (TCP plus TLS) may take.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// `scheme://host:port`, with WebSocket schemes mapped to their HTTP twins.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Origin {
-    secure: bool,
-    host: String,
-    port: u16,
-}
-
-impl Origin {
-    /// Parses an absolute `http`, `https`, `ws` or `wss` URL.
-    pub fn of(url: &str) -> Option<Origin> {
-        let parsed = url::Url::parse(url).ok()?;
-        let secure = match parsed.scheme() {
-            "https" | "wss" => true,
-            "http" | "ws" => false,
-            _ => return None,
-        };
-        let host = parsed.host_str()?.to_ascii_lowercase();
-        let port = parsed.port().unwrap_or(if secure { 443 } else { 80 });
-        Some(Origin { secure, host, port })
-    }
-
-    fn authority(&self) -> String {
-        format!("{}:{}", self.host, self.port)
-    }
-}
-
-impl fmt::Display for Origin {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let scheme = if self.secure { "https" } else { "http" };
-        write!(f, "{scheme}://{}:{}", self.host, self.port)
-    }
-}
+pub use rustpad_mcp_rules::egress::Origin;
+pub use rustpad_mcp_rules::websocket::CONNECT_TIMEOUT;
 
 /// The egress policy and connector shared by every call in the process.
 pub struct Egress {
@@ -93,18 +59,11 @@ impl Egress {
 
     /// The policy: admits `url` only when it is on the allowed origin.
     pub fn admit(&self, url: &str) -> Result<Origin, String> {
-        let Some(origin) = Origin::of(url) else {
-            return Err("egress denied: not an absolute http(s) or ws(s) URL".into());
-        };
-        match &self.allowed {
-            Some(allowed) if *allowed == origin => Ok(origin),
-            Some(allowed) => {
-                let reason = format!("egress denied: {origin} is not the allowed origin {allowed}");
+        rustpad_mcp_rules::egress::admit(self.allowed.as_ref(), url).inspect_err(|reason| {
+            if self.allowed.is_some() && Origin::of(url).is_some() {
                 eprintln!("rustpad-mcp: {reason}");
-                Err(reason)
             }
-            None => Err("egress denied: no RUSTPAD_URL is configured".into()),
-        }
+        })
     }
 
     /// Opens TCP (and TLS for https/wss) to an admitted origin.
@@ -267,40 +226,16 @@ impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
 mod tests {
     use super::*;
 
+    // The rule itself is tested in rustpad_mcp_rules::egress; here, that the host applies it.
     #[test]
-    fn admits_only_the_configured_origin() {
+    fn the_host_applies_the_shared_rule() {
         let egress = Egress::new(Some("http://127.0.0.1:3030"), false);
-        assert!(egress.admit("http://127.0.0.1:3030/api/text/a").is_ok());
         assert!(egress.admit("ws://127.0.0.1:3030/api/socket/a").is_ok());
-        assert!(egress.admit("HTTP://127.0.0.1:3030/").is_ok());
-        for refused in [
-            "http://127.0.0.1:3031/",
-            "https://127.0.0.1:3030/",
-            "wss://127.0.0.1:3030/",
-            "http://localhost:3030/",
-            "http://127.0.0.2:3030/",
-            "file:///etc/passwd",
-            "not a url",
-        ] {
-            assert!(egress.admit(refused).is_err(), "{refused}");
-        }
-    }
-
-    #[test]
-    fn default_ports_are_the_same_origin() {
-        let egress = Egress::new(Some("https://pad.example.net"), false);
+        assert!(egress.admit("http://localhost:3030/").is_err());
         assert!(
-            egress
-                .admit("wss://pad.example.net:443/api/socket/x")
-                .is_ok()
+            Egress::new(None, false)
+                .admit("http://127.0.0.1:3030/")
+                .is_err()
         );
-        assert!(egress.admit("https://PAD.example.net/api/stats").is_ok());
-        assert!(egress.admit("https://pad.example.net:8443/").is_err());
-    }
-
-    #[test]
-    fn nothing_is_admitted_without_configuration() {
-        let egress = Egress::new(None, false);
-        assert!(egress.admit("http://127.0.0.1:3030/").is_err());
     }
 }

@@ -13,9 +13,8 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
-/// The largest message either transport accepts (a whole pad is at most a
-/// few MiB of JSON).
-pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
+/// The largest message either transport accepts.
+pub use rustpad_mcp_rules::post::MAX_MESSAGE_BYTES;
 
 /// The answer to a request whose id is already in use by a running call.
 pub const DUPLICATE_ID: &str =

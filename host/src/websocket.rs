@@ -27,19 +27,12 @@ use tokio_tungstenite::tungstenite::protocol::{Message, WebSocketConfig};
 use crate::budget::{MemoryBudget, Reservation};
 use crate::egress::{CONNECT_TIMEOUT, Egress, Stream};
 
-/// The largest message (and frame) accepted: a long-lived pad's first
-/// message carries its whole edit history (about 3.7 MiB per 100k edits).
-pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
-/// What may wait to be written: more than the largest message the component
-/// sends (an edit replacing a whole pad, every character escaped).
-const MAX_WRITE_BUFFER_BYTES: usize = 2 << 20;
+pub use rustpad_mcp_rules::websocket::MAX_MESSAGE_BYTES;
+use rustpad_mcp_rules::websocket::{MAX_WRITE_BUFFER_BYTES, STALL_LIMIT, STOPPED_READING};
+
 /// What one connection may hold at once: a message being received, its copy
 /// on the way to the component, and the write buffer.
 pub const CONNECTION_BYTES: usize = 2 * MAX_MESSAGE_BYTES + MAX_WRITE_BUFFER_BYTES;
-/// How long writes may stay blocked before the peer counts as not reading.
-const STALL_LIMIT: Duration = Duration::from_secs(5);
-
-const STOPPED_READING: &str = "Rustpad stopped reading what this client sends (writes stayed blocked while it kept sending), so the connection was ended";
 
 /// One open connection, owned by the component through a resource handle.
 pub struct Connection {

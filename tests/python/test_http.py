@@ -929,6 +929,25 @@ def test_browser_origins_and_host_names_are_checked(rustpad: RustpadServer):
         assert "localhost" in rebound.body.decode()
 
 
+def test_a_host_list_names_the_only_hosts_served(rustpad: RustpadServer):
+    discover = modern_request(1, "server/discover")
+    headers = modern_headers("server/discover")
+    with http_server(rustpad, RUSTPAD_MCP_HTTP_HOSTS="mcp.example.net, 127.0.0.1") as server:
+        for host, status in [
+            ("mcp.example.net", 200),
+            ("MCP.example.net:8443", 200),
+            (f"127.0.0.1:{server.port}", 200),
+            (f"localhost:{server.port}", 403),
+            ("evil.example", 403),
+        ]:
+            answer = exchange(server.url, discover, headers={**headers, "Host": host})
+            assert answer.status == status, (host, answer.body)
+        refused = exchange(server.url, discover, headers={**headers, "Host": "evil.example"})
+        assert "RUSTPAD_MCP_HTTP_HOSTS" in refused.body.decode()
+    code, stderr = start_failure(rustpad, "127.0.0.1:0", RUSTPAD_MCP_HTTP_HOSTS="https://mcp.example.net/path")
+    assert code == 2 and "RUSTPAD_MCP_HTTP_HOSTS" in stderr
+
+
 def oversized_status(port: int, declared: bool) -> int:
     """Starts a 17 MiB POST (declared up front, or chunked) and returns the status line's code;
     the server may answer before the body is all sent."""

@@ -6,9 +6,17 @@
 //! - [`status`]: the HTTP status a reply travels with on Streamable HTTP;
 //! - [`headers`]: the standard headers of Streamable HTTP, which must repeat
 //!   what the body says;
+//! - [`egress`]: the one origin that may be reached;
+//! - [`websocket`]: the bounds and deadlines of a connection to Rustpad;
+//! - [`gate`]: who may call an HTTP transport, and how a refusal is answered;
+//! - [`post`]: what a POST must be before its body is read;
 //! - [`loopback`]: what names this machine.
 
 pub mod codes;
+pub mod egress;
+pub mod gate;
 pub mod headers;
 pub mod loopback;
+pub mod post;
 pub mod status;
+pub mod websocket;

@@ -156,13 +156,26 @@ pub struct Question {
 pub struct Answers {
     /// A dialog can be shown: ELICITATION is on and the client declared it.
     pub can_ask: bool,
-    /// ELICITATION=false (the fallback text names us, not the client).
-    pub dialog_switched_off: bool,
+    /// Why no dialog can be shown, when none can (the fallback text says).
+    pub no_dialog: NoDialog,
     /// `inputResponses` of this request (or the answer the host relayed).
     pub responses: Option<Map<String, Value>>,
     /// `requestState` of this request.
     pub state: Option<String>,
     pub token: Option<String>,
+}
+
+/// Why a call cannot show a confirmation dialog.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NoDialog {
+    /// The client did not declare it can show one.
+    #[default]
+    ClientCannot,
+    /// ELICITATION=false.
+    SwitchedOff,
+    /// A 2025-11-25 request to a component in a WebAssembly host: without
+    /// sessions there is no way to put a question to the client mid-call.
+    NoSessions,
 }
 
 pub struct Guard<'a> {
@@ -277,13 +290,24 @@ impl Guard<'_> {
         let token = self
             .sealer
             .issue_token(binding, &random_bytes::<8>(), expires);
-        let who = if self.answers.dialog_switched_off {
-            "rustpad-mcp was started with ELICITATION=false, so it did not ask anybody."
+        let who = match self.answers.no_dialog {
+            NoDialog::SwitchedOff => {
+                "rustpad-mcp was started with ELICITATION=false, so it did not ask anybody."
+            }
+            NoDialog::ClientCannot => {
+                "This client cannot show a confirmation dialog, so nobody was asked."
+            }
+            NoDialog::NoSessions => {
+                "This server runs in a WebAssembly host without sessions, so it cannot put a question to a 2025-11-25 client in the middle of a call, and nobody was asked (a 2026-07-28 client gets the dialog)."
+            }
+        };
+        let once = if crate::grants::REMEMBERS {
+            "works once"
         } else {
-            "This client cannot show a confirmation dialog, so nobody was asked."
+            "can be used again within that time: this server keeps no record between requests"
         };
         format!(
-            "{}\n\nTo go ahead, call {} again with the same arguments plus confirm_token=\"{token}\".\nThe token is valid for {} minutes and works once.\n\nNote: {who} The token proves only that the call was made twice with the same arguments, not that a person approved it. A human should read the lines above before you continue.",
+            "{}\n\nTo go ahead, call {} again with the same arguments plus confirm_token=\"{token}\".\nThe token is valid for {} minutes and {once}.\n\nNote: {who} The token proves only that the call was made twice with the same arguments, not that a person approved it. A human should read the lines above before you continue.",
             proposal.message(),
             proposal.tool.name(),
             TOKEN_TTL_SECONDS / 60

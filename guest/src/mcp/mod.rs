@@ -66,6 +66,23 @@ pub struct Session {
     pub capabilities: Value,
 }
 
+impl Session {
+    /// The session a 2025-11-25 request stands in where the transport keeps
+    /// none (a component in a WebAssembly host; each POST stands alone, as
+    /// Streamable HTTP allows): the legacy revision its header names, else
+    /// the newest when it names none, and no client capabilities, since
+    /// without a session no question can reach the client mid-call anyway.
+    /// None when the header names another revision, which the header check
+    /// then explains.
+    pub fn standalone(headers: &StandardHeaders) -> Option<String> {
+        let version = match headers.protocol_version.as_deref().map(str::trim) {
+            None => LEGACY[0],
+            Some(named) => LEGACY.into_iter().find(|v| *v == named)?,
+        };
+        Some(json!({ "protocolVersion": version, "capabilities": {} }).to_string())
+    }
+}
+
 /// Handles one JSON-RPC message from the client; `headers` are its standard
 /// HTTP headers when it came over HTTP.
 pub fn handle(message: &str, headers: Option<&StandardHeaders>, session: Option<&str>) -> Reply {

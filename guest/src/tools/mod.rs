@@ -18,7 +18,7 @@ mod write;
 use serde_json::{Map, Value};
 
 use crate::config::Config;
-use crate::guard::{Answers, Guard, Question, seal::Sealer};
+use crate::guard::{Answers, Guard, NoDialog, Question, seal::Sealer};
 use crate::result::{self, ToolError};
 use args::Args;
 use catalogue::ToolName;
@@ -85,9 +85,16 @@ fn run(
     // A call that will reach Rustpad runs in one of the host's places for
     // tool calls, or not at all (the instance keeps its place to the end).
     crate::calls::enter().map_err(ToolError::NoRoom)?;
+    let pushes = context.era == Era::Modern || crate::grants::PUSHES_QUESTIONS;
     let answers = Answers {
-        can_ask: config.elicitation && context.can_elicit,
-        dialog_switched_off: !config.elicitation,
+        can_ask: config.elicitation && context.can_elicit && pushes,
+        no_dialog: if !config.elicitation {
+            NoDialog::SwitchedOff
+        } else if !pushes {
+            NoDialog::NoSessions
+        } else {
+            NoDialog::ClientCannot
+        },
         responses: context.responses.clone(),
         state: context.state.clone(),
         token: args.confirm_token()?.map(str::to_string),

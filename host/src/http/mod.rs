@@ -13,7 +13,6 @@
 //! response early cancels its call ([`stream`]).
 
 mod connections;
-mod gate;
 mod post;
 mod replies;
 mod sessions;
@@ -37,8 +36,9 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use connections::{Connections, Place};
-use gate::{Gate, Refusal};
 use replies::{empty, plain, preflight_answer, refused, unknown_session, with_cors};
+use rustpad_mcp_rules::gate::{self, Gate, Refusal};
+use rustpad_mcp_rules::post as rules;
 use sessions::Sessions;
 
 use crate::call::CallPlaces;
@@ -50,9 +50,10 @@ const MAX_CONCURRENT_CALLS: usize = 64;
 const MAX_CALLS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
 const MAX_CALLS_LIMIT: usize = 100_000;
 /// The host settings that concern only `--http`.
-pub const SETTINGS: [&str; 3] = [
+pub const SETTINGS: [&str; 4] = [
     gate::TOKEN_VARIABLE,
     gate::ORIGINS_VARIABLE,
+    gate::HOSTS_VARIABLE,
     MAX_CALLS_VARIABLE,
 ];
 /// Request bodies being received at once, in KiB: what slow or large uploads
@@ -213,17 +214,15 @@ impl Server {
             headers.insert(http::header::CONNECTION, HeaderValue::from_static("close"));
             return response;
         }
-        let response = if request.uri().path() != "/mcp" {
-            plain(StatusCode::NOT_FOUND, "Not found: MCP is served at /mcp\n")
+        let response = if request.uri().path() != rules::ENDPOINT {
+            plain(StatusCode::NOT_FOUND, rules::NOT_FOUND)
         } else {
             match *request.method() {
                 Method::POST => self.post(request).await,
                 Method::DELETE => self.delete(request.headers()),
                 _ => {
-                    let mut response = plain(
-                        StatusCode::METHOD_NOT_ALLOWED,
-                        "Method not allowed: send MCP messages with POST (this server opens no GET stream)\n",
-                    );
+                    let mut response =
+                        plain(StatusCode::METHOD_NOT_ALLOWED, rules::GET_NOT_ALLOWED);
                     response
                         .headers_mut()
                         .insert(ALLOW, HeaderValue::from_static("POST, DELETE"));

@@ -9,14 +9,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
+use http::header::CONTENT_LENGTH;
 use http::{HeaderMap, Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use rustpad_mcp_rules::codes::{INVALID_REQUEST, PARSE_ERROR};
-use rustpad_mcp_rules::headers::{
-    METHOD, NAME, PROTOCOL_VERSION, SESSION_ID, SessionUse, session_use,
-};
+use rustpad_mcp_rules::headers::{SESSION_ID, SessionUse, session_use};
+use rustpad_mcp_rules::post::{self, MAX_MESSAGE_BYTES};
 use serde_json::Value;
 
 use super::replies::{busy, empty, plain, rpc_error, too_large, unknown_session};
@@ -24,7 +23,7 @@ use super::sessions::Session;
 use super::{BODY_TIMEOUT, Body, Server, stream};
 use crate::call::{Launch, launch};
 use crate::flights::Grounded;
-use crate::jsonrpc::{DUPLICATE_ID, Envelope, MAX_MESSAGE_BYTES, key};
+use crate::jsonrpc::{DUPLICATE_ID, Envelope, key};
 use crate::outbox::{CALL_QUEUE_BYTES, outbox};
 use crate::questions::Asker;
 use crate::runtime::{Elicitor, Grants, HttpHeaders};
@@ -32,16 +31,14 @@ use crate::runtime::{Elicitor, Grants, HttpHeaders};
 impl Server {
     pub(super) async fn post(&self, request: Request<Incoming>) -> Response<Body> {
         let (parts, body) = request.into_parts();
-        if let Some(refusal) = unacceptable(&parts.headers) {
-            return refusal;
+        if let Some((status, explanation)) = post::unacceptable(&parts.headers) {
+            return plain(status, explanation);
         }
         let headers = match standard_headers(&parts.headers) {
             Ok(headers) => headers,
             Err(repeated) => {
-                return plain(
-                    StatusCode::BAD_REQUEST,
-                    &format!("Bad request: the request carries more than one {repeated} header\n"),
-                );
+                let (status, explanation) = post::repeated_header(repeated);
+                return plain(status, &explanation);
             }
         };
         let text = match self.read(&parts.headers, body).await {
@@ -86,7 +83,7 @@ impl Server {
         // Questions travel on the response's event stream, which only a
         // session's client can answer, and only if it takes event streams.
         let elicitor = session.as_ref().map(|session| -> Arc<dyn Elicitor> {
-            if accepts_event_streams(&parts.headers) {
+            if post::accepts_event_streams(&parts.headers) {
                 Arc::new(Asker {
                     questions: session.questions.clone(),
                     out,
@@ -207,22 +204,13 @@ impl Server {
     }
 }
 
-/// The standard headers, each at most once: a request that repeats one
-/// could be routed on one copy and served on another. The error names the
-/// repeated header.
+/// The standard headers, each at most once, in the shape the runtime passes on.
 fn standard_headers(headers: &HeaderMap) -> Result<HttpHeaders, &'static str> {
-    let one = |name: &'static str| -> Result<Option<String>, &'static str> {
-        let mut values = headers.get_all(name).iter();
-        let first = values.next();
-        if values.next().is_some() {
-            return Err(name);
-        }
-        Ok(first.map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned()))
-    };
+    let standard = post::standard_headers(headers)?;
     Ok(HttpHeaders {
-        protocol_version: one(PROTOCOL_VERSION)?,
-        method: one(METHOD)?,
-        name: one(NAME)?,
+        protocol_version: standard.protocol_version,
+        method: standard.method,
+        name: standard.name,
     })
 }
 
@@ -234,99 +222,5 @@ impl Elicitor for NoEventStream {
         Box::pin(async {
             Err("the request's Accept header allows no text/event-stream, which is where the question would travel".into())
         })
-    }
-}
-
-/// The media types listed in `Accept`, lower-cased, without parameters.
-fn accepted(headers: &HeaderMap) -> Vec<String> {
-    headers
-        .get_all(ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .map(|item| {
-            item.split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase()
-        })
-        .collect()
-}
-
-fn accepts_event_streams(headers: &HeaderMap) -> bool {
-    let accepted = accepted(headers);
-    accepted.is_empty()
-        || accepted
-            .iter()
-            .any(|t| matches!(t.as_str(), "text/event-stream" | "text/*" | "*/*"))
-}
-
-/// A request we cannot answer in a form the client takes, or a body that is not JSON.
-fn unacceptable(headers: &HeaderMap) -> Option<Response<Body>> {
-    let content_type = headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    let essence = content_type.split(';').next().unwrap_or_default().trim();
-    if !essence.eq_ignore_ascii_case("application/json") {
-        return Some(plain(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Unsupported media type: POST a JSON-RPC message as application/json\n",
-        ));
-    }
-    let accepted = accepted(headers);
-    let takes_json = accepted.is_empty()
-        || accepted
-            .iter()
-            .any(|t| matches!(t.as_str(), "application/json" | "application/*" | "*/*"));
-    if !takes_json {
-        return Some(plain(
-            StatusCode::NOT_ACCEPTABLE,
-            "Not acceptable: answers are application/json (or text/event-stream while a question is open); list both in Accept\n",
-        ));
-    }
-    None
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use http::HeaderValue;
-
-    #[test]
-    fn a_post_must_be_json_and_accept_json() {
-        let headers = |pairs: &[(&'static str, &'static str)]| {
-            let mut map = HeaderMap::new();
-            for (name, value) in pairs {
-                map.insert(*name, HeaderValue::from_static(value));
-            }
-            map
-        };
-        let status = |pairs| unacceptable(&headers(pairs)).map(|r| r.status());
-        assert_eq!(status(&[("content-type", "application/json")]), None);
-        assert_eq!(
-            status(&[
-                ("content-type", "Application/JSON; charset=utf-8"),
-                ("accept", "text/event-stream, application/json")
-            ]),
-            None
-        );
-        assert_eq!(
-            status(&[("content-type", "application/json"), ("accept", "*/*")]),
-            None
-        );
-        assert_eq!(status(&[]), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE));
-        assert_eq!(
-            status(&[("content-type", "text/plain")]),
-            Some(StatusCode::UNSUPPORTED_MEDIA_TYPE)
-        );
-        assert_eq!(
-            status(&[
-                ("content-type", "application/json"),
-                ("accept", "text/event-stream")
-            ]),
-            Some(StatusCode::NOT_ACCEPTABLE)
-        );
     }
 }

@@ -13,52 +13,21 @@ use rustpad_mcp_rules::codes::INTERNAL_ERROR;
 use serde_json::Value;
 
 use super::Body;
-use super::gate::{Admitted, Refusal};
-use crate::jsonrpc::{MAX_MESSAGE_BYTES, error_response};
+use crate::jsonrpc::error_response;
+use rustpad_mcp_rules::gate::{Admitted, Refusal};
 
-/// What a browser page may send and read (CORS), for the origins the gate allows.
-const CORS_REQUEST_HEADERS: &str =
-    "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id";
-const CORS_EXPOSED_HEADERS: &str = "mcp-session-id, www-authenticate, retry-after";
+use rustpad_mcp_rules::post::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS};
 
 pub(super) fn refused(refusal: Refusal) -> Response<Body> {
-    match refusal {
-        Refusal::Unauthorized => {
-            let mut response = plain(
-                StatusCode::UNAUTHORIZED,
-                "Unauthorized: send Authorization: Bearer <the server's RUSTPAD_MCP_HTTP_TOKEN>\n",
-            );
-            response.headers_mut().insert(
-                WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"rustpad-mcp\""),
-            );
-            response
-        }
-        Refusal::Origin(origin) => plain(
-            StatusCode::FORBIDDEN,
-            &format!(
-                "Forbidden: requests from origin {origin:?} are not allowed (list it in RUSTPAD_MCP_HTTP_ORIGINS)\n"
-            ),
-        ),
-        Refusal::Host(host) => plain(
-            StatusCode::FORBIDDEN,
-            &format!(
-                "Forbidden: this server listens on loopback and answers only to localhost, not to Host {host:?}\n"
-            ),
-        ),
-        Refusal::SeveralOrigins => plain(
-            StatusCode::FORBIDDEN,
-            "Forbidden: the request carries more than one Origin header\n",
-        ),
-        Refusal::Target(problem) => plain(
-            StatusCode::BAD_REQUEST,
-            &format!("Bad request: {problem}\n"),
-        ),
-        Refusal::Proxied => plain(
-            StatusCode::FORBIDDEN,
-            "Forbidden: this request came through a proxy, and this server has no token, so it would serve anyone the proxy serves; set RUSTPAD_MCP_HTTP_TOKEN (see docs/deployment.md)\n",
-        ),
+    let (status, text, ask_for_token) = refusal.answer();
+    let mut response = plain(status, &text);
+    if ask_for_token {
+        response.headers_mut().insert(
+            WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"rustpad-mcp\""),
+        );
     }
+    response
 }
 
 /// The answer to a CORS preflight the gate let through.
@@ -106,10 +75,8 @@ pub(super) fn busy_headers(response: &mut Response<Body>) {
 }
 
 pub(super) fn too_large() -> Response<Body> {
-    plain(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        &format!("Payload too large: a message may be at most {MAX_MESSAGE_BYTES} bytes\n"),
-    )
+    let (status, explanation) = rustpad_mcp_rules::post::too_large();
+    plain(status, &explanation)
 }
 
 pub(super) fn unknown_session() -> Response<Body> {

@@ -1,11 +1,14 @@
-//! Who may talk to the HTTP transport: the checks every request passes before
-//! any message reaches the component.
+//! Who may talk to an HTTP transport of rustpad-mcp: the checks every request
+//! passes before any message reaches the component, for `rustpad-mcp --http`
+//! and for the component served by a WebAssembly host alike.
 //!
 //! - A bearer token (`RUSTPAD_MCP_HTTP_TOKEN`): required when the listener is
-//!   not on loopback, and checked first whenever it is set, so that a client
-//!   without it learns nothing else about the server.
-//! - `Host`: on a loopback listener the request must name a loopback host, so
-//!   a rebound DNS name is refused even when no `Origin` is sent.
+//!   not known to be on loopback, and checked first whenever it is set, so
+//!   that a client without it learns nothing else about the server.
+//! - `Host`: the request must name a host this server answers to — on a
+//!   loopback listener a loopback name, where `RUSTPAD_MCP_HTTP_HOSTS` is set
+//!   one of those — so a rebound DNS name is refused even when no `Origin` is
+//!   sent.
 //! - `Origin`: browsers send it, and a page from elsewhere must not drive a
 //!   server that can edit pads (DNS rebinding). Loopback origins pass, and so
 //!   do the origins listed in `RUSTPAD_MCP_HTTP_ORIGINS`; only the listed
@@ -20,14 +23,17 @@
 use std::net::SocketAddr;
 
 use http::header::{AUTHORIZATION, HOST, ORIGIN};
-use http::{HeaderMap, HeaderValue, Uri};
-use rustpad_mcp_rules::loopback::{is_loopback_authority, is_loopback_name};
+use http::{HeaderMap, HeaderValue, StatusCode, Uri};
 use subtle::ConstantTimeEq;
+
+use crate::loopback::{is_loopback_authority, is_loopback_name};
 
 /// The variable holding the bearer token clients must present.
 pub const TOKEN_VARIABLE: &str = "RUSTPAD_MCP_HTTP_TOKEN";
 /// The variable listing further origins (comma-separated) allowed to call.
 pub const ORIGINS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_ORIGINS";
+/// The variable listing the `Host` values (comma-separated `host[:port]`) served.
+pub const HOSTS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_HOSTS";
 /// Shorter tokens are guessable; refuse them rather than run with one.
 const MIN_TOKEN_CHARS: usize = 32;
 
@@ -36,8 +42,21 @@ pub struct Gate {
     token: Option<String>,
     /// Extra allowed origins, as `scheme://host[:port]` (lower case, no default port).
     origins: Vec<String>,
-    /// The listener is on loopback: only loopback `Host` names are served.
-    loopback: bool,
+    hosts: Hosts,
+}
+
+/// A host of `RUSTPAD_MCP_HTTP_HOSTS`: the name in lower case, and the port if one was given.
+type ListedHost = (String, Option<u16>);
+
+/// Which `Host` values are served.
+#[derive(Debug)]
+enum Hosts {
+    /// Loopback names only: the listener is on loopback.
+    Loopback,
+    /// The operator's list.
+    Listed(Vec<ListedHost>),
+    /// Any: a public listener with a token and no list.
+    Any,
 }
 
 #[derive(Debug, PartialEq)]
@@ -46,8 +65,8 @@ pub enum Refusal {
     Unauthorized,
     /// A request from a browser page whose origin is not allowed.
     Origin(String),
-    /// A `Host` that does not name this loopback listener.
-    Host(String),
+    /// A `Host` this server does not answer to; `listed` when an operator's list decided.
+    Host { host: String, listed: bool },
     /// Forwarded by a proxy to a server that has no token.
     Proxied,
     /// More than one `Origin` header: which one a browser meant is unknowable.
@@ -67,47 +86,50 @@ pub struct Admitted {
 const PROXY_HEADERS: [&str; 3] = ["forwarded", "x-forwarded-for", "x-real-ip"];
 
 impl Gate {
-    /// The gate for a listener on `listen`, from the operator's settings
-    /// (`lookup` reads a variable). An unsafe or unreadable setting is an error.
+    /// The gate for `rustpad-mcp --http` listening on `listen`, from the
+    /// operator's settings (`lookup` reads a variable). An unsafe or
+    /// unreadable setting is an error.
     pub fn new(
         listen: SocketAddr,
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<Gate, String> {
         let loopback = listen.ip().is_loopback();
-        let token = lookup(TOKEN_VARIABLE).filter(|token| !token.is_empty());
-        if let Some(token) = &token {
-            if token.chars().count() < MIN_TOKEN_CHARS
-                || !token.chars().all(|c| c.is_ascii_graphic())
-            {
-                return Err(format!(
-                    "{TOKEN_VARIABLE} must be at least {MIN_TOKEN_CHARS} visible ASCII characters (no spaces); for example: openssl rand -hex 32"
-                ));
-            }
-        } else if !loopback {
+        let token = read_token(&lookup)?;
+        if token.is_none() && !loopback {
             return Err(format!(
                 "refusing to serve HTTP on {listen} without a bearer token: anyone who can reach it could edit pads. Set {TOKEN_VARIABLE} (at least {MIN_TOKEN_CHARS} characters), or listen on 127.0.0.1"
             ));
         }
-        let mut origins = Vec::new();
-        for listed in lookup(ORIGINS_VARIABLE)
-            .unwrap_or_default()
-            .split(',')
-            .map(str::trim)
-            .filter(|o| !o.is_empty())
-        {
-            match normalized_origin(listed) {
-                Some(origin) => origins.push(origin),
-                None => {
-                    return Err(format!(
-                        "{ORIGINS_VARIABLE}: {listed:?} is not an origin like https://chat.example.net"
-                    ));
-                }
-            }
-        }
+        let hosts = match read_hosts(&lookup)? {
+            Some(listed) => Hosts::Listed(listed),
+            None if loopback => Hosts::Loopback,
+            None => Hosts::Any,
+        };
         Ok(Gate {
             token,
-            origins,
-            loopback,
+            origins: read_origins(&lookup)?,
+            hosts,
+        })
+    }
+
+    /// The gate for a component served by a WebAssembly host, which cannot
+    /// see the address it listens on and so never assumes loopback: the
+    /// token and the list of hosts are both required.
+    pub fn for_wasm_host(lookup: impl Fn(&str) -> Option<String>) -> Result<Gate, String> {
+        let Some(token) = read_token(&lookup)? else {
+            return Err(format!(
+                "{TOKEN_VARIABLE} is not set. A WebAssembly host may serve this component on any address, so every request must carry a bearer token: set {TOKEN_VARIABLE} to at least {MIN_TOKEN_CHARS} characters (for example: openssl rand -hex 32)"
+            ));
+        };
+        let Some(hosts) = read_hosts(&lookup)? else {
+            return Err(format!(
+                "{HOSTS_VARIABLE} is not set. List the Host values clients use to reach this server, comma-separated host[:port] (for example: mcp.example.net,localhost:8080), so that a rebound DNS name is refused"
+            ));
+        };
+        Ok(Gate {
+            token: Some(token),
+            origins: read_origins(&lookup)?,
+            hosts: Hosts::Listed(hosts),
         })
     }
 
@@ -142,14 +164,20 @@ impl Gate {
     /// that follows is checked in full.
     pub fn preflight(&self, target: &Uri, headers: &HeaderMap) -> Result<Admitted, Refusal> {
         check_target(target, headers)?;
-        if self.loopback {
-            let host = headers
-                .get(HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or_default();
-            if !is_loopback_authority(host) {
-                return Err(Refusal::Host(host.to_string()));
-            }
+        let host = headers
+            .get(HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or_default();
+        let served = match &self.hosts {
+            Hosts::Loopback => is_loopback_authority(host),
+            Hosts::Listed(listed) => names_listed_host(host, listed),
+            Hosts::Any => true,
+        };
+        if !served {
+            return Err(Refusal::Host {
+                host: host.chars().take(100).collect(),
+                listed: matches!(self.hosts, Hosts::Listed(_)),
+            });
         }
         let mut origins = headers.get_all(ORIGIN).iter();
         let Some(origin) = origins.next() else {
@@ -172,6 +200,135 @@ impl Gate {
             _ => Err(Refusal::Origin(text.to_string())),
         }
     }
+}
+
+impl Refusal {
+    /// The status and plain-text explanation every transport answers with,
+    /// and whether to ask for the bearer token (`WWW-Authenticate`).
+    pub fn answer(&self) -> (StatusCode, String, bool) {
+        match self {
+            Refusal::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                format!(
+                    "Unauthorized: send Authorization: Bearer <the server's {TOKEN_VARIABLE}>\n"
+                ),
+                true,
+            ),
+            Refusal::Origin(origin) => (
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Forbidden: requests from origin {origin:?} are not allowed (list it in {ORIGINS_VARIABLE})\n"
+                ),
+                false,
+            ),
+            Refusal::Host { host, listed: true } => (
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Forbidden: this server answers only to the hosts in {HOSTS_VARIABLE}, not to Host {host:?}\n"
+                ),
+                false,
+            ),
+            Refusal::Host {
+                host,
+                listed: false,
+            } => (
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Forbidden: this server listens on loopback and answers only to localhost, not to Host {host:?}\n"
+                ),
+                false,
+            ),
+            Refusal::SeveralOrigins => (
+                StatusCode::FORBIDDEN,
+                "Forbidden: the request carries more than one Origin header\n".into(),
+                false,
+            ),
+            Refusal::Target(problem) => (
+                StatusCode::BAD_REQUEST,
+                format!("Bad request: {problem}\n"),
+                false,
+            ),
+            Refusal::Proxied => (
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Forbidden: this request came through a proxy, and this server has no token, so it would serve anyone the proxy serves; set {TOKEN_VARIABLE} (see docs/deployment.md)\n"
+                ),
+                false,
+            ),
+        }
+    }
+}
+
+fn read_token(lookup: &impl Fn(&str) -> Option<String>) -> Result<Option<String>, String> {
+    let token = lookup(TOKEN_VARIABLE).filter(|token| !token.is_empty());
+    if let Some(token) = &token
+        && (token.chars().count() < MIN_TOKEN_CHARS || !token.chars().all(|c| c.is_ascii_graphic()))
+    {
+        return Err(format!(
+            "{TOKEN_VARIABLE} must be at least {MIN_TOKEN_CHARS} visible ASCII characters (no spaces); for example: openssl rand -hex 32"
+        ));
+    }
+    Ok(token)
+}
+
+fn read_origins(lookup: &impl Fn(&str) -> Option<String>) -> Result<Vec<String>, String> {
+    let mut origins = Vec::new();
+    for listed in entries(lookup(ORIGINS_VARIABLE)) {
+        match normalized_origin(&listed) {
+            Some(origin) => origins.push(origin),
+            None => {
+                return Err(format!(
+                    "{ORIGINS_VARIABLE}: {listed:?} is not an origin like https://chat.example.net"
+                ));
+            }
+        }
+    }
+    Ok(origins)
+}
+
+/// The hosts of `RUSTPAD_MCP_HTTP_HOSTS`; None when it is unset or empty.
+fn read_hosts(lookup: &impl Fn(&str) -> Option<String>) -> Result<Option<Vec<ListedHost>>, String> {
+    let mut hosts = Vec::new();
+    for listed in entries(lookup(HOSTS_VARIABLE)) {
+        match listed.parse::<http::uri::Authority>() {
+            Ok(authority) if !authority.as_str().contains('@') && !authority.host().is_empty() => {
+                hosts.push((authority.host().to_ascii_lowercase(), authority.port_u16()));
+            }
+            _ => {
+                return Err(format!(
+                    "{HOSTS_VARIABLE}: {:?} is not a host[:port] like mcp.example.net or localhost:8080",
+                    listed.chars().take(100).collect::<String>()
+                ));
+            }
+        }
+    }
+    Ok((!hosts.is_empty()).then_some(hosts))
+}
+
+/// The trimmed, non-empty entries of a comma-separated setting.
+fn entries(setting: Option<String>) -> Vec<String> {
+    setting
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether a `Host` value names a listed host: same name (any case), and the
+/// same port where the entry gives one.
+fn names_listed_host(host: &str, listed: &[(String, Option<u16>)]) -> bool {
+    let Ok(authority) = host.parse::<http::uri::Authority>() else {
+        return false;
+    };
+    if authority.as_str().contains('@') {
+        return false;
+    }
+    listed.iter().any(|(name, port)| {
+        authority.host().eq_ignore_ascii_case(name)
+            && port.is_none_or(|port| authority.port_u16() == Some(port))
+    })
 }
 
 /// One `Host` header at most, and a target in absolute form naming the same
@@ -313,7 +470,7 @@ mod tests {
             assert!(
                 matches!(
                     gate.admit(&mcp(), &headers(&[(HOST, host)])),
-                    Err(Refusal::Host(_))
+                    Err(Refusal::Host { .. })
                 ),
                 "{host}"
             );
@@ -468,6 +625,92 @@ mod tests {
         assert_eq!(
             gate.admit(&Uri::from_static("http://localhost:80/mcp"), &default_port),
             PASSED
+        );
+    }
+
+    #[test]
+    fn listed_hosts_are_the_only_ones_served() {
+        let gate = gate(
+            "0.0.0.0:8080",
+            &[
+                (TOKEN_VARIABLE, TOKEN),
+                (HOSTS_VARIABLE, "MCP.example.net, localhost:8080"),
+            ],
+        )
+        .unwrap();
+        let bearer = format!("Bearer {TOKEN}");
+        let with_host =
+            |host| gate.admit(&mcp(), &headers(&[(AUTHORIZATION, &bearer), (HOST, host)]));
+        for served in ["mcp.example.net", "mcp.EXAMPLE.net:443", "localhost:8080"] {
+            assert_eq!(with_host(served), PASSED, "{served}");
+        }
+        for refused in [
+            "localhost:9090",
+            "localhost",
+            "evil.example",
+            "mcp.example.net.evil",
+            "u@mcp.example.net",
+            "",
+        ] {
+            assert_eq!(
+                with_host(refused),
+                Err(Refusal::Host {
+                    host: refused.into(),
+                    listed: true
+                }),
+                "{refused}"
+            );
+        }
+        assert!(gate_err(&[(HOSTS_VARIABLE, "https://mcp.example.net/")]).contains(HOSTS_VARIABLE));
+    }
+
+    #[test]
+    fn a_wasm_host_gate_needs_a_token_and_hosts() {
+        let vars = |pairs: &[(&str, &str)]| {
+            let pairs: Vec<(String, String)> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Gate::for_wasm_host(|name| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            })
+        };
+        assert!(
+            vars(&[(HOSTS_VARIABLE, "localhost")])
+                .unwrap_err()
+                .contains(TOKEN_VARIABLE)
+        );
+        assert!(
+            vars(&[(TOKEN_VARIABLE, TOKEN)])
+                .unwrap_err()
+                .contains(HOSTS_VARIABLE)
+        );
+        assert!(vars(&[(TOKEN_VARIABLE, "short"), (HOSTS_VARIABLE, "localhost")]).is_err());
+        let gate = vars(&[(TOKEN_VARIABLE, TOKEN), (HOSTS_VARIABLE, "localhost")]).unwrap();
+        assert!(gate.requires_token());
+        assert_eq!(
+            gate.admit(&mcp(), &headers(&[(HOST, "localhost:1234")])),
+            Err(Refusal::Unauthorized)
+        );
+    }
+
+    #[test]
+    fn every_refusal_has_a_status_and_an_explanation() {
+        assert_eq!(Refusal::Unauthorized.answer().0, StatusCode::UNAUTHORIZED);
+        assert!(Refusal::Unauthorized.answer().2);
+        let (status, text, _) = Refusal::Host {
+            host: "evil".into(),
+            listed: true,
+        }
+        .answer();
+        assert_eq!(status, StatusCode::FORBIDDEN);
+        assert!(text.contains(HOSTS_VARIABLE) && text.ends_with('\n'));
+        assert_eq!(
+            Refusal::Target("x".into()).answer().0,
+            StatusCode::BAD_REQUEST
         );
     }
 }

@@ -1,0 +1,27 @@
+//! What the host running this component grants beyond WASI, and what follows
+//! from it. The rest of the guest reaches the outside world through the five
+//! modules re-exported here, whichever build it is:
+//!
+//! - for rustpad-mcp's own host, they are the imports of the `server` world:
+//!   a socket to Rustpad through the host's egress policy, questions pushed to
+//!   the client mid-call, and records (spent ids, tallies, call places) that
+//!   outlive one request;
+//! - for a WebAssembly host (`wasi-http`), nothing outlives a request and
+//!   nothing can be pushed to the client: the socket is the component's own
+//!   (over `wasi:sockets`), approvals can be replayed within their lifetime,
+//!   and the removal rule counts only the call at hand.
+
+#[cfg(not(feature = "wasi-http"))]
+pub use crate::bindings::rustpad::mcp::{calls, elicitation, single_use, tally, websocket};
+#[cfg(feature = "wasi-http")]
+pub use crate::wasi_http::stateless::{calls, elicitation, single_use, tally};
+#[cfg(feature = "wasi-http")]
+pub use crate::wasi_http::websocket;
+
+/// The host can put a question to the client in the middle of a 2025-11-25
+/// call (`elicitation/create` on the client's connection).
+pub const PUSHES_QUESTIONS: bool = cfg!(not(feature = "wasi-http"));
+
+/// Records outlive a request: a spent token or question state stays spent,
+/// and the removal rule adds up what several calls removed.
+pub const REMEMBERS: bool = cfg!(not(feature = "wasi-http"));

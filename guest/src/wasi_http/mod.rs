@@ -1,0 +1,343 @@
+//! The component for WebAssembly hosts: MCP Streamable HTTP at `/mcp`,
+//! exported as `wasi:http/incoming-handler`, importing nothing but WASI.
+//!
+//! Each request runs in a fresh instance that shares nothing with the next,
+//! so the configuration is read (and refused, naming the variable) on every
+//! request, and the host's protections that need memory across requests —
+//! sessions, the stranger budget, single-use approvals — do not exist here.
+//! Everything a request must pass comes from `rustpad_mcp_rules`, as for
+//! `rustpad-mcp --http`: the [`Gate`] (token, `Host`, `Origin`), what a POST
+//! must be, and the status each reply travels with. A 2026-07-28 request is
+//! served completely; a 2025-11-25 request stands alone, without a session
+//! ([`crate::mcp::Session::standalone`]).
+
+pub mod stateless;
+pub mod websocket;
+
+use std::time::{Duration, Instant};
+
+use http::header::{
+    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
+    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, CONTENT_LENGTH, CONTENT_TYPE,
+    HOST, RETRY_AFTER, VARY, WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS,
+};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
+use rustpad_mcp_rules::codes::PARSE_ERROR;
+use rustpad_mcp_rules::gate::{self, Admitted, Gate, Refusal};
+use rustpad_mcp_rules::post::{self, MAX_MESSAGE_BYTES};
+use rustpad_mcp_rules::status;
+use wasip2::http::types::{
+    Fields, IncomingBody, IncomingRequest, Method, OutgoingBody, OutgoingResponse, ResponseOutparam,
+};
+use wasip2::io::streams::StreamError;
+
+use crate::config::{self, Config};
+use crate::mcp::{self, Session};
+
+/// How long a request's body may take to arrive.
+const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// The settings this build reads besides the component's own.
+const HTTP_SETTINGS: [&str; 3] = [
+    gate::TOKEN_VARIABLE,
+    gate::HOSTS_VARIABLE,
+    gate::ORIGINS_VARIABLE,
+];
+
+struct Handler;
+
+impl wasip2::exports::http::incoming_handler::Guest for Handler {
+    fn handle(request: IncomingRequest, out: ResponseOutparam) {
+        let answer = serve(&request);
+        drop(request);
+        answer.send(out);
+    }
+}
+
+wasip2::http::proxy::export!(Handler);
+
+/// An HTTP answer, before it is handed to the host.
+struct Answer {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn plain(status: StatusCode, text: &str) -> Answer {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        Answer {
+            status,
+            headers,
+            body: text.as_bytes().to_vec(),
+        }
+    }
+
+    fn json(status: StatusCode, body: String) -> Answer {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        Answer {
+            status,
+            headers,
+            body: body.into_bytes(),
+        }
+    }
+
+    fn empty(status: StatusCode) -> Answer {
+        Answer {
+            status,
+            headers: HeaderMap::new(),
+            body: Vec::new(),
+        }
+    }
+
+    fn refused(refusal: Refusal) -> Answer {
+        let (status, text, ask_for_token) = refusal.answer();
+        let mut answer = Answer::plain(status, &text);
+        if ask_for_token {
+            answer.headers.insert(
+                WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"rustpad-mcp\""),
+            );
+        }
+        answer
+    }
+
+    /// Names the browser origin the gate allowed, so its page may read the answer.
+    fn with_cors(mut self, admitted: &Admitted) -> Answer {
+        if let Some(origin) = &admitted.origin {
+            self.headers
+                .insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+            self.headers.insert(
+                ACCESS_CONTROL_EXPOSE_HEADERS,
+                HeaderValue::from_static(post::CORS_EXPOSED_HEADERS),
+            );
+            self.headers
+                .append(VARY, HeaderValue::from_static("Origin"));
+        }
+        self
+    }
+
+    fn send(self, out: ResponseOutparam) {
+        let fields: Vec<(String, Vec<u8>)> = self
+            .headers
+            .iter()
+            .map(|(name, value)| (name.as_str().to_string(), value.as_bytes().to_vec()))
+            .collect();
+        let Ok(fields) = Fields::from_list(&fields) else {
+            return ResponseOutparam::set(out, Ok(OutgoingResponse::new(Fields::new())));
+        };
+        let response = OutgoingResponse::new(fields);
+        let _ = response.set_status_code(self.status.as_u16());
+        let Ok(body) = response.body() else {
+            return ResponseOutparam::set(out, Ok(response));
+        };
+        ResponseOutparam::set(out, Ok(response));
+        if let Ok(stream) = body.write() {
+            // The host takes at most 4096 bytes per blocking write.
+            for chunk in self.body.chunks(4096) {
+                if stream.blocking_write_and_flush(chunk).is_err() {
+                    break;
+                }
+            }
+            drop(stream);
+        }
+        let _ = OutgoingBody::finish(body, None);
+    }
+}
+
+/// The answer to one request.
+fn serve(request: &IncomingRequest) -> Answer {
+    let headers = header_map(request);
+    let path = request.path_with_query().unwrap_or_default();
+    // The host hands over the request target in origin form; its authority is in Host.
+    let target: Uri = path.parse().unwrap_or_else(|_| Uri::from_static("/"));
+    let (gate, config) = match settings() {
+        Ok(settings) => settings,
+        Err(problem) => {
+            return Answer::plain(StatusCode::INTERNAL_SERVER_ERROR, &format!("{problem}\n"));
+        }
+    };
+    let method = request.method();
+    if matches!(method, Method::Options) {
+        return match gate.preflight(&target, &headers) {
+            Ok(admitted) => preflight_answer().with_cors(&admitted),
+            Err(refusal) => Answer::refused(refusal),
+        };
+    }
+    let admitted = match gate.admit(&target, &headers) {
+        Ok(admitted) => admitted,
+        // A page at a listed origin must be able to read the 401 to know it needs a token.
+        Err(Refusal::Unauthorized) => {
+            let refusal = Answer::refused(Refusal::Unauthorized);
+            return match gate.preflight(&target, &headers) {
+                Ok(admitted) => refusal.with_cors(&admitted),
+                Err(_) => refusal,
+            };
+        }
+        Err(refusal) => return Answer::refused(refusal),
+    };
+    let answer = if target.path() != post::ENDPOINT {
+        Answer::plain(StatusCode::NOT_FOUND, post::NOT_FOUND)
+    } else if matches!(method, Method::Post) {
+        answer_post(request, &headers, &config)
+    } else {
+        let mut answer = Answer::plain(StatusCode::METHOD_NOT_ALLOWED, NOT_ALLOWED);
+        answer
+            .headers
+            .insert(ALLOW, HeaderValue::from_static("POST"));
+        answer
+    };
+    answer.with_cors(&admitted)
+}
+
+const NOT_ALLOWED: &str = "Method not allowed: send MCP messages with POST (this server opens no GET stream and keeps no sessions to DELETE)\n";
+
+/// The settings, read afresh for this request: a problem names the variable.
+fn settings() -> Result<(Gate, Config), String> {
+    if let Some(unknown) = config::unknown_variables(&HTTP_SETTINGS).first() {
+        return Err(format!(
+            "rustpad-mcp: {unknown} is not a setting of this server; the settings are {}, {}. Remove or rename it (a typo must not change what the server does silently).",
+            config::settings(),
+            HTTP_SETTINGS.join(", ")
+        ));
+    }
+    let gate = Gate::for_wasm_host(|name| std::env::var(name).ok())
+        .map_err(|problem| format!("rustpad-mcp: {problem}"))?;
+    let config = Config::from_env()?;
+    Ok((gate, config))
+}
+
+fn preflight_answer() -> Answer {
+    let mut answer = Answer::empty(StatusCode::NO_CONTENT);
+    answer.headers.insert(
+        ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("POST"),
+    );
+    answer.headers.insert(
+        ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static(post::CORS_REQUEST_HEADERS),
+    );
+    answer
+        .headers
+        .insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+    answer
+}
+
+/// A POST to `/mcp`: one JSON-RPC message, answered by the same dispatch the
+/// component for rustpad-mcp's host uses.
+fn answer_post(request: &IncomingRequest, headers: &HeaderMap, config: &Config) -> Answer {
+    if let Some((status, explanation)) = post::unacceptable(headers) {
+        return Answer::plain(status, explanation);
+    }
+    let standard = match post::standard_headers(headers) {
+        Ok(standard) => standard,
+        Err(repeated) => {
+            let (status, explanation) = post::repeated_header(repeated);
+            return Answer::plain(status, &explanation);
+        }
+    };
+    let message = match read_body(request, headers) {
+        Ok(message) => message,
+        Err(answer) => return answer,
+    };
+    let session = Session::standalone(&standard);
+    let reply = mcp::handle_with(config, &message, Some(&standard), session.as_deref());
+    let Some(body) = reply.response else {
+        return Answer::empty(StatusCode::ACCEPTED);
+    };
+    let code = status::of_reply(reply.error_code, false, reply.busy);
+    let mut answer = Answer::json(
+        StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        body,
+    );
+    if reply.busy {
+        answer
+            .headers
+            .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    answer
+}
+
+/// Reads the body within the size and time limits.
+fn read_body(request: &IncomingRequest, headers: &HeaderMap) -> Result<String, Answer> {
+    let too_large = || {
+        let (status, explanation) = post::too_large();
+        Answer::plain(status, &explanation)
+    };
+    let declared = headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_MESSAGE_BYTES as u64) {
+        return Err(too_large());
+    }
+    let cut_short = || {
+        Answer::plain(
+            StatusCode::BAD_REQUEST,
+            "Bad request: the body was cut short\n",
+        )
+    };
+    let body = request.consume().map_err(|()| cut_short())?;
+    let stream = body.stream().map_err(|()| cut_short())?;
+    let deadline = Instant::now() + BODY_TIMEOUT;
+    let mut received = Vec::new();
+    loop {
+        match stream.read(64 * 1024) {
+            Ok(bytes) if bytes.is_empty() => {
+                if !websocket::wait_for(&[&stream.subscribe()], deadline) {
+                    return Err(Answer::plain(
+                        StatusCode::REQUEST_TIMEOUT,
+                        "Request timeout: the body did not arrive within 30 seconds\n",
+                    ));
+                }
+            }
+            Ok(bytes) => {
+                if received.len() + bytes.len() > MAX_MESSAGE_BYTES {
+                    return Err(too_large());
+                }
+                received.extend_from_slice(&bytes);
+            }
+            Err(StreamError::Closed) => break,
+            Err(StreamError::LastOperationFailed(_)) => return Err(cut_short()),
+        }
+    }
+    drop(stream);
+    let _ = IncomingBody::finish(body);
+    String::from_utf8(received).map_err(|_| {
+        Answer::json(
+            StatusCode::BAD_REQUEST,
+            serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": null,
+                "error": { "code": PARSE_ERROR, "message": "Parse error: the message is not UTF-8" },
+            })
+            .to_string(),
+        )
+    })
+}
+
+/// The request's headers as an `http` map; a header that is not one is left
+/// out. Hosts such as `wasmtime serve` move `Host` into the request's
+/// authority, so that is where it is read from when the header is absent.
+fn header_map(request: &IncomingRequest) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    for (name, value) in request.headers().entries() {
+        if let (Ok(name), Ok(value)) = (
+            HeaderName::from_bytes(name.as_bytes()),
+            HeaderValue::from_bytes(&value),
+        ) {
+            headers.append(name, value);
+        }
+    }
+    if !headers.contains_key(HOST)
+        && let Some(authority) = request.authority()
+        && let Ok(value) = HeaderValue::from_str(&authority)
+    {
+        headers.insert(HOST, value);
+    }
+    headers
+}

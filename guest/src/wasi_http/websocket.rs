@@ -1,0 +1,329 @@
+//! The Rustpad socket of the component for WebAssembly hosts: a WebSocket
+//! (tungstenite, the crate rustpad-mcp's host uses) over `wasi:sockets` TCP,
+//! with the same interface as the host's `websocket` import.
+//!
+//! `wasi:http` 0.2 has no upgrade, so the component opens the TCP connection
+//! itself, which a host grants all or nothing: the egress rule of
+//! `rustpad_mcp_rules::egress` is applied here, before any name is looked up.
+//! The bounds are the host's (`rustpad_mcp_rules::websocket`): message and
+//! frame sizes checked at the frame header, a capped write buffer, and a peer
+//! that stops reading while writes stay blocked cut off. Every wait is a
+//! `wasi:io` poll with a deadline, so no call waits longer than it asked.
+//! `wss://` is not supported by this build yet.
+
+use std::cell::RefCell;
+use std::io::{self, Read, Write};
+use std::time::{Duration, Instant};
+
+use rustpad_mcp_rules::egress::{self, Origin};
+use rustpad_mcp_rules::websocket::{
+    CONNECT_TIMEOUT, MAX_MESSAGE_BYTES, MAX_WRITE_BUFFER_BYTES, STALL_LIMIT, STOPPED_READING,
+};
+use tungstenite::handshake::HandshakeError;
+use tungstenite::protocol::WebSocketConfig;
+use tungstenite::{Message, WebSocket};
+use wasip2::clocks::monotonic_clock;
+use wasip2::io::poll::{Pollable, poll};
+use wasip2::io::streams::{InputStream, OutputStream, StreamError};
+use wasip2::sockets::network::{
+    ErrorCode, IpAddress, IpAddressFamily, IpSocketAddress, Ipv4SocketAddress, Ipv6SocketAddress,
+    Network,
+};
+use wasip2::sockets::tcp::TcpSocket;
+use wasip2::sockets::{instance_network, ip_name_lookup, tcp_create_socket};
+
+/// One open connection.
+pub struct Connection {
+    socket: RefCell<Option<WebSocket<Tcp>>>,
+    /// Since when the write buffer has been waiting for the peer to read.
+    blocked_since: RefCell<Option<Instant>>,
+}
+
+impl Connection {
+    /// Opens a connection to `url` (`ws://` on the origin of `RUSTPAD_URL`).
+    pub fn connect(url: &str) -> Result<Connection, String> {
+        let allowed = std::env::var("RUSTPAD_URL")
+            .ok()
+            .and_then(|configured| Origin::of(&configured));
+        let origin = egress::admit(allowed.as_ref(), url)?;
+        if origin.secure {
+            return Err("wss:// is not supported by the component for WebAssembly hosts yet; reach Rustpad over ws:// (for example on a private network) or run rustpad-mcp's own host".into());
+        }
+        let deadline = Instant::now() + CONNECT_TIMEOUT;
+        let tcp = Tcp::connect(&origin, deadline)?;
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(MAX_MESSAGE_BYTES))
+            .max_frame_size(Some(MAX_MESSAGE_BYTES))
+            .write_buffer_size(0)
+            .max_write_buffer_size(MAX_WRITE_BUFFER_BYTES);
+        let mut attempt = tungstenite::client::client_with_config(url, tcp, Some(config));
+        let socket = loop {
+            match attempt {
+                Ok((socket, _response)) => break socket,
+                Err(HandshakeError::Interrupted(pending)) => {
+                    let tcp = pending.get_ref().get_ref();
+                    if !tcp.wait(true, true, deadline) {
+                        return Err("the WebSocket handshake with Rustpad timed out".into());
+                    }
+                    attempt = pending.handshake();
+                }
+                Err(HandshakeError::Failure(error)) => {
+                    return Err(format!("WebSocket handshake failed: {error}"));
+                }
+            }
+        };
+        Ok(Connection {
+            socket: RefCell::new(Some(socket)),
+            blocked_since: RefCell::new(None),
+        })
+    }
+
+    /// Sends one text message, waiting while the peer reads it, up to the stall limit.
+    pub fn send(&self, text: &str) -> Result<(), String> {
+        let mut guard = self.socket.borrow_mut();
+        let socket = guard.as_mut().ok_or("the connection is closed")?;
+        match socket.write(Message::text(text)) {
+            Ok(()) => {}
+            Err(tungstenite::Error::WriteBufferFull(_)) => return Err(STOPPED_READING.into()),
+            Err(error) => return Err(describe(error)),
+        }
+        let deadline = Instant::now() + STALL_LIMIT;
+        loop {
+            match self.flush(socket)? {
+                true => return Ok(()),
+                false if Instant::now() >= deadline => return Err(STOPPED_READING.into()),
+                false => {
+                    socket.get_ref().wait(false, true, deadline);
+                }
+            }
+        }
+    }
+
+    /// Waits at most `timeout_ms` for the next text message; None when the time ran out.
+    pub fn recv(&self, timeout_ms: u32) -> Result<Option<String>, String> {
+        let deadline = Instant::now() + Duration::from_millis(u64::from(timeout_ms));
+        let mut guard = self.socket.borrow_mut();
+        let socket = guard.as_mut().ok_or("the connection is closed")?;
+        loop {
+            // Pongs tungstenite owes go out first; a peer that never reads is cut off.
+            let flushed = self.flush(socket)?;
+            match socket.read() {
+                Ok(Message::Text(text)) => return Ok(Some(text.to_string())),
+                Ok(Message::Close(_)) => return Err("Rustpad closed the connection".into()),
+                Ok(_) => continue,
+                Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
+                }
+                Err(error) => return Err(describe(error)),
+            }
+            if Instant::now() >= deadline {
+                return Ok(None);
+            }
+            socket.get_ref().wait(true, !flushed, deadline);
+        }
+    }
+
+    /// Closes the connection, sending a close frame when the peer takes it at once.
+    pub fn close(&self) {
+        if let Some(mut socket) = self.socket.borrow_mut().take() {
+            let _ = socket.close(None);
+            let _ = socket.flush();
+        }
+    }
+
+    /// Writes what waits to be written; false while the peer is not taking it.
+    fn flush(&self, socket: &mut WebSocket<Tcp>) -> Result<bool, String> {
+        match socket.flush() {
+            Ok(()) => {
+                self.blocked_since.replace(None);
+                Ok(true)
+            }
+            Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
+                let since = *self
+                    .blocked_since
+                    .borrow_mut()
+                    .get_or_insert_with(Instant::now);
+                if since.elapsed() >= STALL_LIMIT {
+                    return Err(STOPPED_READING.into());
+                }
+                Ok(false)
+            }
+            Err(error) => Err(describe(error)),
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+fn describe(error: tungstenite::Error) -> String {
+    match error {
+        tungstenite::Error::Capacity(problem) => {
+            format!("Rustpad sent more than this client accepts ({problem})")
+        }
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
+            "the connection is closed".into()
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A connected TCP socket as non-blocking `Read + Write`. The streams are
+/// children of the socket, so they are declared (and dropped) first.
+struct Tcp {
+    input: InputStream,
+    output: OutputStream,
+    _socket: TcpSocket,
+}
+
+impl Tcp {
+    fn connect(origin: &Origin, deadline: Instant) -> Result<Tcp, String> {
+        let network = instance_network::instance_network();
+        let host = origin.host.trim_start_matches('[').trim_end_matches(']');
+        let address = resolve(&network, host, deadline)?;
+        let (family, socket_address) = match address {
+            IpAddress::Ipv4(address) => (
+                IpAddressFamily::Ipv4,
+                IpSocketAddress::Ipv4(Ipv4SocketAddress {
+                    port: origin.port,
+                    address,
+                }),
+            ),
+            IpAddress::Ipv6(address) => (
+                IpAddressFamily::Ipv6,
+                IpSocketAddress::Ipv6(Ipv6SocketAddress {
+                    port: origin.port,
+                    address,
+                    flow_info: 0,
+                    scope_id: 0,
+                }),
+            ),
+        };
+        let socket = tcp_create_socket::create_tcp_socket(family)
+            .map_err(|code| format!("could not open a TCP socket ({})", network_error(code)))?;
+        socket
+            .start_connect(&network, socket_address)
+            .map_err(|code| format!("could not connect ({})", network_error(code)))?;
+        let watch = socket.subscribe();
+        loop {
+            match socket.finish_connect() {
+                Ok((input, output)) => {
+                    drop(watch);
+                    return Ok(Tcp {
+                        input,
+                        output,
+                        _socket: socket,
+                    });
+                }
+                Err(ErrorCode::WouldBlock) => {
+                    if !wait_for(&[&watch], deadline) {
+                        return Err("connecting to Rustpad timed out".into());
+                    }
+                }
+                Err(code) => return Err(format!("could not connect ({})", network_error(code))),
+            }
+        }
+    }
+
+    /// Waits until the socket may be readable (`read`) or writable (`write`),
+    /// or the deadline passes; false when it passed.
+    fn wait(&self, read: bool, write: bool, deadline: Instant) -> bool {
+        let readable = read.then(|| self.input.subscribe());
+        let writable = write.then(|| self.output.subscribe());
+        let watched: Vec<&Pollable> = readable.iter().chain(writable.iter()).collect();
+        wait_for(&watched, deadline)
+    }
+}
+
+impl Read for Tcp {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        match self.input.read(buffer.len() as u64) {
+            Ok(bytes) if bytes.is_empty() && !buffer.is_empty() => {
+                Err(io::ErrorKind::WouldBlock.into())
+            }
+            Ok(bytes) => {
+                buffer[..bytes.len()].copy_from_slice(&bytes);
+                Ok(bytes.len())
+            }
+            Err(StreamError::Closed) => Ok(0),
+            Err(StreamError::LastOperationFailed(error)) => {
+                Err(io::Error::other(error.to_debug_string()))
+            }
+        }
+    }
+}
+
+impl Write for Tcp {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let permitted = self.output.check_write().map_err(stream_error)?;
+        if permitted == 0 {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        let taken = bytes.len().min(permitted as usize);
+        self.output.write(&bytes[..taken]).map_err(stream_error)?;
+        Ok(taken)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.output.flush().map_err(stream_error)
+    }
+}
+
+fn stream_error(error: StreamError) -> io::Error {
+    match error {
+        StreamError::Closed => io::ErrorKind::BrokenPipe.into(),
+        StreamError::LastOperationFailed(error) => io::Error::other(error.to_debug_string()),
+    }
+}
+
+/// The first address `host` resolves to (an IP literal resolves to itself).
+fn resolve(network: &Network, host: &str, deadline: Instant) -> Result<IpAddress, String> {
+    let lookup = ip_name_lookup::resolve_addresses(network, host)
+        .map_err(|code| format!("could not look up {host} ({})", network_error(code)))?;
+    let watch = lookup.subscribe();
+    loop {
+        match lookup.resolve_next_address() {
+            Ok(Some(address)) => return Ok(address),
+            Ok(None) => return Err(format!("{host} has no address")),
+            Err(ErrorCode::WouldBlock) => {
+                if !wait_for(&[&watch], deadline) {
+                    return Err(format!("looking up {host} timed out"));
+                }
+            }
+            Err(code) => {
+                return Err(format!(
+                    "could not look up {host} ({})",
+                    network_error(code)
+                ));
+            }
+        }
+    }
+}
+
+/// Polls `watched` together with a timer for `deadline`; false when only the timer fired.
+pub(super) fn wait_for(watched: &[&Pollable], deadline: Instant) -> bool {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return false;
+    }
+    let timer = monotonic_clock::subscribe_duration(left.as_nanos().min(u64::MAX as u128) as u64);
+    let mut all: Vec<&Pollable> = watched.to_vec();
+    all.push(&timer);
+    let ready = poll(&all);
+    ready.iter().any(|&index| (index as usize) < watched.len())
+}
+
+/// Why a network operation failed, in words; access denied names the grants a host must give.
+fn network_error(code: ErrorCode) -> String {
+    match code {
+        ErrorCode::AccessDenied | ErrorCode::NotSupported => format!(
+            "{code:?}: the WebAssembly host grants no network to this component; with wasmtime serve pass -Scli -Sinherit-network -Sallow-ip-name-lookup"
+        ),
+        ErrorCode::ConnectionRefused => "connection refused".into(),
+        ErrorCode::NameUnresolvable => "the name does not resolve".into(),
+        ErrorCode::Timeout => "timed out".into(),
+        other => format!("{other:?}"),
+    }
+}
