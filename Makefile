@@ -11,8 +11,18 @@ export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
 .PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance
 
+# ring (TLS inside the component for WebAssembly hosts) compiles C for wasm32, which needs clang;
+# CI runs as root and installs Debian's.
 toolchain:
 	@rustup target add wasm32-wasip2 >&2
+	@command -v clang >/dev/null || command -v clang-14 >/dev/null || \
+		{ apt-get install -y -q clang >&2 || { apt-get update -q >&2 && apt-get install -y -q clang >&2; }; } || \
+		{ echo "make: install clang (for the wasm32 C code of ring)" >&2; exit 1; }
+
+# The compiler and archiver ring's build uses for wasm32 (read when a recipe runs, after toolchain).
+first_found = $(firstword $(shell for tool in $(1); do command -v $$tool; done 2>/dev/null))
+export CC_wasm32_wasip2 = $(call first_found,clang clang-19 clang-16 clang-14)
+export AR_wasm32_wasip2 = $(call first_found,llvm-ar llvm-ar-19 llvm-ar-16 llvm-ar-14)
 
 # The host's build.rs builds the guest component and embeds it. The same guest with the
 # wasi-http feature is the component for WebAssembly hosts (docs/deployment.md), at HTTP_WASM.

@@ -25,3 +25,7 @@ pub const PUSHES_QUESTIONS: bool = cfg!(not(feature = "wasi-http"));
 /// Records outlive a request: a spent token or question state stays spent,
 /// and the removal rule adds up what several calls removed.
 pub const REMEMBERS: bool = cfg!(not(feature = "wasi-http"));
+
+/// HTTP requests to Rustpad go through a host that is not ours, which checks
+/// certificates its own way: `RUSTPAD_INSECURE_TLS` cannot reach them.
+pub const HOST_CHECKS_HTTP_CERTIFICATES: bool = cfg!(feature = "wasi-http");

@@ -16,6 +16,7 @@ use std::time::Duration;
 use http_body_util::BodyExt;
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
+use rustpad_mcp_rules::tls;
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_tungstenite::MaybeTlsStream;
@@ -33,27 +34,9 @@ pub struct Egress {
 impl Egress {
     /// `allowed`: the origin of RUSTPAD_URL, or none (nothing may be reached).
     pub fn new(allowed: Option<&str>, insecure_tls: bool) -> Arc<Egress> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = if insecure_tls {
-            rustls::ClientConfig::builder_with_provider(provider.clone())
-                .with_safe_default_protocol_versions()
-                .expect("ring supports the default protocol versions")
-                .dangerous()
-                .with_custom_certificate_verifier(Arc::new(AcceptAnyCertificate(provider)))
-                .with_no_client_auth()
-        } else {
-            let roots = rustls::RootCertStore {
-                roots: webpki_roots::TLS_SERVER_ROOTS.into(),
-            };
-            rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .expect("ring supports the default protocol versions")
-                .with_root_certificates(roots)
-                .with_no_client_auth()
-        };
         Arc::new(Egress {
             allowed: allowed.and_then(Origin::of),
-            tls: TlsConnector::from(Arc::new(config)),
+            tls: TlsConnector::from(tls::client_config(insecure_tls)),
         })
     }
 
@@ -143,12 +126,7 @@ impl ConnectError {
     }
 }
 
-fn is_certificate_error(error: &std::io::Error) -> bool {
-    error
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-        .is_some_and(|e| matches!(e, rustls::Error::InvalidCertificate(_)))
-}
+use tls::is_certificate_error;
 
 impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -159,10 +137,9 @@ impl fmt::Display for ConnectError {
             }
             ConnectError::Io(e) => write!(f, "could not connect ({e})"),
             ConnectError::Name => write!(f, "the host name is not valid for TLS"),
-            ConnectError::Tls(e) if is_certificate_error(e) => write!(
-                f,
-                "the TLS certificate was not accepted ({e}); for a self-signed instance set RUSTPAD_INSECURE_TLS=true"
-            ),
+            ConnectError::Tls(e) if is_certificate_error(e) => {
+                f.write_str(&tls::certificate_refused(e))
+            }
             ConnectError::Tls(e) => write!(f, "the TLS handshake failed ({e})"),
         }
     }
@@ -170,57 +147,6 @@ impl fmt::Display for ConnectError {
 
 /// A plain or TLS stream to the allowed origin.
 pub type Stream = MaybeTlsStream<TcpStream>;
-
-/// `RUSTPAD_INSECURE_TLS=true`: any certificate is accepted, but the
-/// handshake signatures are still checked, so the session is at least bound
-/// to whoever presented the certificate.
-#[derive(Debug)]
-struct AcceptAnyCertificate(Arc<rustls::crypto::CryptoProvider>);
-
-impl rustls::client::danger::ServerCertVerifier for AcceptAnyCertificate {
-    fn verify_server_cert(
-        &self,
-        _end_entity: &rustls::pki_types::CertificateDer<'_>,
-        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
-        _server_name: &ServerName<'_>,
-        _ocsp_response: &[u8],
-        _now: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        Ok(rustls::client::danger::ServerCertVerified::assertion())
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -21,6 +21,7 @@ import pytest
 from mcp.types import ElicitResult
 
 from conftest import ALL_TOOLS, RustpadServer, call, failed, ok, stop_process
+from test_tls import tls_rustpad  # noqa: F401 (a fixture)
 from test_http import (
     LEGACY,
     SEAL_KEY,
@@ -251,3 +252,29 @@ def test_a_missing_or_unknown_setting_is_named_on_every_request(rustpad, overrid
         for _ in range(2):
             reply = exchange(host.url, modern_request(1, "tools/list"), headers={**modern_headers("tools/list"), **BEARER})
             assert reply.status == 500 and named.encode() in reply.body, reply.body
+
+
+# -- wss:// ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("insecure", [True, False])
+async def test_a_wss_pad_needs_its_certificate_accepted(tls_rustpad, pad, insecure):
+    tls_rustpad.seed(pad, "behind TLS\n")
+    overrides = {"RUSTPAD_INSECURE_TLS": "true"} if insecure else {}
+    with wasm_host(tls_rustpad, **overrides) as host:
+        async with sdk(host) as client:
+            info = await call(client, "get_document_info", {"id": pad})
+            appended = await call(client, "append_to_document", {"id": pad, "text": "more\n"})
+            read = await call(client, "get_document", {"id": pad})
+    if insecure:
+        assert ok(info)["length_characters"] == len("behind TLS\n")
+        ok(appended)
+        assert tls_rustpad.text(pad) == "behind TLS\nmore\n"
+    else:
+        for refused in (info, appended):
+            message = failed(refused)
+            assert "certificate was not accepted" in message and "RUSTPAD_INSECURE_TLS=true" in message
+        assert tls_rustpad.text(pad) == "behind TLS\n"
+    # Reads over HTTP go through the WebAssembly host, which checks the certificate itself.
+    message = failed(read)
+    assert "not accepted by the WebAssembly host" in message and "only the collaboration socket" in message

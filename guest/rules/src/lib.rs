@@ -10,7 +10,8 @@
 //! - [`websocket`]: the bounds and deadlines of a connection to Rustpad;
 //! - [`gate`]: who may call an HTTP transport, and how a refusal is answered;
 //! - [`post`]: what a POST must be before its body is read;
-//! - [`loopback`]: what names this machine.
+//! - [`loopback`]: what names this machine;
+//! - `tls` (feature `tls`): the TLS client settings for Rustpad's origin.
 
 pub mod codes;
 pub mod egress;
@@ -19,4 +20,6 @@ pub mod headers;
 pub mod loopback;
 pub mod post;
 pub mod status;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod websocket;

@@ -201,6 +201,13 @@ fn request_error(code: &ErrorCode) -> ToolError {
         ErrorCode::ConnectionTimeout | ErrorCode::ConnectionReadTimeout | ErrorCode::HttpResponseTimeout => {
             "Rustpad did not answer in time".to_string()
         }
+        ErrorCode::TlsCertificateError
+        | ErrorCode::TlsProtocolError
+        | ErrorCode::TlsAlertReceived(_)
+            if crate::grants::HOST_CHECKS_HTTP_CERTIFICATES =>
+        {
+            "the TLS handshake with Rustpad failed, or its certificate was not accepted by the WebAssembly host, which makes this server's HTTP requests and checks their certificates itself; RUSTPAD_INSECURE_TLS relaxes only the collaboration socket here, so give Rustpad a certificate the host trusts".to_string()
+        }
         ErrorCode::TlsCertificateError => {
             "Rustpad's TLS certificate was not accepted; for an instance with a self-signed certificate set RUSTPAD_INSECURE_TLS=true".to_string()
         }

@@ -9,13 +9,17 @@
 //! frame sizes checked at the frame header, a capped write buffer, and a peer
 //! that stops reading while writes stay blocked cut off. Every wait is a
 //! `wasi:io` poll with a deadline, so no call waits longer than it asked.
-//! `wss://` is not supported by this build yet.
+//! `wss://` runs TLS inside the component (rustls with ring, the settings of
+//! `rustpad_mcp_rules::tls`), so no `wasi:tls` is needed.
 
 use std::cell::RefCell;
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
 
+use rustls::pki_types::ServerName;
+use rustls::{ClientConnection, StreamOwned};
 use rustpad_mcp_rules::egress::{self, Origin};
+use rustpad_mcp_rules::tls;
 use rustpad_mcp_rules::websocket::{
     CONNECT_TIMEOUT, MAX_MESSAGE_BYTES, MAX_WRITE_BUFFER_BYTES, STALL_LIMIT, STOPPED_READING,
 };
@@ -34,7 +38,7 @@ use wasip2::sockets::{instance_network, ip_name_lookup, tcp_create_socket};
 
 /// One open connection.
 pub struct Connection {
-    socket: RefCell<Option<WebSocket<Tcp>>>,
+    socket: RefCell<Option<WebSocket<Stream>>>,
     /// Since when the write buffer has been waiting for the peer to read.
     blocked_since: RefCell<Option<Instant>>,
 }
@@ -46,26 +50,40 @@ impl Connection {
             .ok()
             .and_then(|configured| Origin::of(&configured));
         let origin = egress::admit(allowed.as_ref(), url)?;
-        if origin.secure {
-            return Err("wss:// is not supported by the component for WebAssembly hosts yet; reach Rustpad over ws:// (for example on a private network) or run rustpad-mcp's own host".into());
-        }
         let deadline = Instant::now() + CONNECT_TIMEOUT;
         let tcp = Tcp::connect(&origin, deadline)?;
+        let stream = if origin.secure {
+            let host = origin.host.trim_start_matches('[').trim_end_matches(']');
+            let name = ServerName::try_from(host.to_string())
+                .map_err(|_| "the host name is not valid for TLS".to_string())?;
+            // The same meaning as in rustpad-mcp's host: exactly "true" relaxes this connection.
+            let insecure = std::env::var("RUSTPAD_INSECURE_TLS").as_deref() == Ok("true");
+            let session = ClientConnection::new(tls::client_config(insecure), name)
+                .map_err(|error| format!("TLS could not start ({error})"))?;
+            Stream::Tls(Box::new(StreamOwned::new(session, tcp)))
+        } else {
+            Stream::Plain(tcp)
+        };
         let config = WebSocketConfig::default()
             .max_message_size(Some(MAX_MESSAGE_BYTES))
             .max_frame_size(Some(MAX_MESSAGE_BYTES))
             .write_buffer_size(0)
             .max_write_buffer_size(MAX_WRITE_BUFFER_BYTES);
-        let mut attempt = tungstenite::client::client_with_config(url, tcp, Some(config));
+        let mut attempt = tungstenite::client::client_with_config(url, stream, Some(config));
         let socket = loop {
             match attempt {
                 Ok((socket, _response)) => break socket,
                 Err(HandshakeError::Interrupted(pending)) => {
-                    let tcp = pending.get_ref().get_ref();
-                    if !tcp.wait(true, true, deadline) {
+                    let stream = pending.get_ref().get_ref();
+                    if !stream.tcp().wait(true, true, deadline) {
                         return Err("the WebSocket handshake with Rustpad timed out".into());
                     }
                     attempt = pending.handshake();
+                }
+                Err(HandshakeError::Failure(tungstenite::Error::Io(error)))
+                    if tls::is_certificate_error(&error) =>
+                {
+                    return Err(tls::certificate_refused(error));
                 }
                 Err(HandshakeError::Failure(error)) => {
                     return Err(format!("WebSocket handshake failed: {error}"));
@@ -93,7 +111,7 @@ impl Connection {
                 true => return Ok(()),
                 false if Instant::now() >= deadline => return Err(STOPPED_READING.into()),
                 false => {
-                    socket.get_ref().wait(false, true, deadline);
+                    socket.get_ref().tcp().wait(false, true, deadline);
                 }
             }
         }
@@ -118,7 +136,8 @@ impl Connection {
             if Instant::now() >= deadline {
                 return Ok(None);
             }
-            socket.get_ref().wait(true, !flushed, deadline);
+            let writing = !flushed || socket.get_ref().wants_write();
+            socket.get_ref().tcp().wait(true, writing, deadline);
         }
     }
 
@@ -131,7 +150,7 @@ impl Connection {
     }
 
     /// Writes what waits to be written; false while the peer is not taking it.
-    fn flush(&self, socket: &mut WebSocket<Tcp>) -> Result<bool, String> {
+    fn flush(&self, socket: &mut WebSocket<Stream>) -> Result<bool, String> {
         match socket.flush() {
             Ok(()) => {
                 self.blocked_since.replace(None);
@@ -170,6 +189,54 @@ fn describe(error: tungstenite::Error) -> String {
     }
 }
 
+/// The connection under the WebSocket: plain TCP, or TLS over it.
+enum Stream {
+    Plain(Tcp),
+    Tls(Box<StreamOwned<ClientConnection, Tcp>>),
+}
+
+impl Stream {
+    fn tcp(&self) -> &Tcp {
+        match self {
+            Stream::Plain(tcp) => tcp,
+            Stream::Tls(tls) => &tls.sock,
+        }
+    }
+
+    /// TLS has records of its own to send (handshake, alerts).
+    fn wants_write(&self) -> bool {
+        match self {
+            Stream::Plain(_) => false,
+            Stream::Tls(tls) => tls.conn.wants_write(),
+        }
+    }
+}
+
+impl Read for Stream {
+    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(tcp) => tcp.read(buffer),
+            Stream::Tls(tls) => tls.read(buffer),
+        }
+    }
+}
+
+impl Write for Stream {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        match self {
+            Stream::Plain(tcp) => tcp.write(bytes),
+            Stream::Tls(tls) => tls.write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Stream::Plain(tcp) => tcp.flush(),
+            Stream::Tls(tls) => tls.flush(),
+        }
+    }
+}
+
 /// A connected TCP socket as non-blocking `Read + Write`. The streams are
 /// children of the socket, so they are declared (and dropped) first.
 struct Tcp {
@@ -179,22 +246,35 @@ struct Tcp {
 }
 
 impl Tcp {
+    /// Connects to the first of the origin's addresses that answers.
     fn connect(origin: &Origin, deadline: Instant) -> Result<Tcp, String> {
         let network = instance_network::instance_network();
         let host = origin.host.trim_start_matches('[').trim_end_matches(']');
-        let address = resolve(&network, host, deadline)?;
+        let mut failure = format!("{host} has no address");
+        for address in resolve(&network, host, deadline)? {
+            match Tcp::connect_to(&network, address, origin.port, deadline) {
+                Ok(tcp) => return Ok(tcp),
+                Err(reason) => failure = reason,
+            }
+        }
+        Err(failure)
+    }
+
+    fn connect_to(
+        network: &Network,
+        address: IpAddress,
+        port: u16,
+        deadline: Instant,
+    ) -> Result<Tcp, String> {
         let (family, socket_address) = match address {
             IpAddress::Ipv4(address) => (
                 IpAddressFamily::Ipv4,
-                IpSocketAddress::Ipv4(Ipv4SocketAddress {
-                    port: origin.port,
-                    address,
-                }),
+                IpSocketAddress::Ipv4(Ipv4SocketAddress { port, address }),
             ),
             IpAddress::Ipv6(address) => (
                 IpAddressFamily::Ipv6,
                 IpSocketAddress::Ipv6(Ipv6SocketAddress {
-                    port: origin.port,
+                    port,
                     address,
                     flow_info: 0,
                     scope_id: 0,
@@ -204,7 +284,7 @@ impl Tcp {
         let socket = tcp_create_socket::create_tcp_socket(family)
             .map_err(|code| format!("could not open a TCP socket ({})", network_error(code)))?;
         socket
-            .start_connect(&network, socket_address)
+            .start_connect(network, socket_address)
             .map_err(|code| format!("could not connect ({})", network_error(code)))?;
         let watch = socket.subscribe();
         loop {
@@ -278,15 +358,17 @@ fn stream_error(error: StreamError) -> io::Error {
     }
 }
 
-/// The first address `host` resolves to (an IP literal resolves to itself).
-fn resolve(network: &Network, host: &str, deadline: Instant) -> Result<IpAddress, String> {
+/// The addresses `host` resolves to, in the resolver's order (an IP literal
+/// resolves to itself).
+fn resolve(network: &Network, host: &str, deadline: Instant) -> Result<Vec<IpAddress>, String> {
     let lookup = ip_name_lookup::resolve_addresses(network, host)
         .map_err(|code| format!("could not look up {host} ({})", network_error(code)))?;
     let watch = lookup.subscribe();
+    let mut addresses = Vec::new();
     loop {
         match lookup.resolve_next_address() {
-            Ok(Some(address)) => return Ok(address),
-            Ok(None) => return Err(format!("{host} has no address")),
+            Ok(Some(address)) => addresses.push(address),
+            Ok(None) => return Ok(addresses),
             Err(ErrorCode::WouldBlock) => {
                 if !wait_for(&[&watch], deadline) {
                     return Err(format!("looking up {host} timed out"));
