@@ -20,6 +20,7 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rustpad_test_server::person::Person;
+use rustpad_test_server::typist::XorShift;
 use rustpad_test_server::{Seed, ServerOptions, TestServer};
 use serde_json::{Value, json};
 
@@ -48,26 +49,6 @@ const WORDS: &[&str] = &[
     "::",
 ];
 
-/// xorshift64*: small, seedable, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
-
 fn chars(text: &str) -> Vec<char> {
     text.chars().collect()
 }
@@ -77,7 +58,7 @@ fn piece(text: &[char], start: usize, end: usize) -> String {
 }
 
 /// Lines of words, with astral characters and ZWJ sequences among them.
-fn random_text(rng: &mut Rng) -> String {
+fn random_text(rng: &mut XorShift) -> String {
     let lines = 3 + rng.below(20);
     let mut text = String::new();
     for _ in 0..lines {
@@ -126,7 +107,7 @@ fn occurrences(text: &[char], needle: &[char]) -> Vec<usize> {
         .collect()
 }
 
-fn random_new_text(rng: &mut Rng, old: &str) -> String {
+fn random_new_text(rng: &mut XorShift, old: &str) -> String {
     let fresh = ["NEW", "Ω", "🦀", "\n", "changed text", "", "👩‍💻 ok"][rng.below(7)];
     match rng.below(4) {
         // Shares the old text's ends, so only the middle changes.
@@ -141,7 +122,7 @@ fn random_new_text(rng: &mut Rng, old: &str) -> String {
 
 /// Up to four edits a model could state: unique old texts (or unique on
 /// their line), inserts at line starts, never touching each other.
-fn plan_edits(rng: &mut Rng, text: &[char]) -> Vec<ModelEdit> {
+fn plan_edits(rng: &mut XorShift, text: &[char]) -> Vec<ModelEdit> {
     let lines = line_of(text, text.len());
     let mut edits: Vec<ModelEdit> = Vec::new();
     for _ in 0..1 + rng.below(4) {
@@ -236,7 +217,12 @@ enum Keystroke {
     Delete(usize, usize),
 }
 
-fn plan_person(rng: &mut Rng, text: &[char], edits: &[ModelEdit], trial: usize) -> Vec<Keystroke> {
+fn plan_person(
+    rng: &mut XorShift,
+    text: &[char],
+    edits: &[ModelEdit],
+    trial: usize,
+) -> Vec<Keystroke> {
     let mut spots = vec![0, text.len()];
     for edit in edits {
         let end = edit.start + edit.old.chars().count();
@@ -361,7 +347,7 @@ async fn a_person_typing_between_read_and_edit_never_moves_the_edit_or_loses_a_k
             .await
             .expect("the client connects");
 
-    let mut rng = Rng(seed | 1);
+    let mut rng = XorShift::new(seed);
     let mut edits_made = 0;
     for trial in 0..trials {
         let context = format!("trial {trial} of EDIT_ORACLE_SEED={seed}");

@@ -99,6 +99,14 @@ export class Rustpad {
     return frames.map((frame) => JSON.parse(frame));
   }
 
+  /** The Edit frames the pad received, oldest first, from the log's frame `from` on. */
+  async edits(id, from = 0) {
+    return (await this.log(id))
+      .slice(from)
+      .filter((frame) => 'Edit' in frame)
+      .map((frame) => frame.Edit);
+  }
+
   /** The pad's text as `/api/text/{id}` returns it. */
   async text(id) {
     return this.#fetch(`/api/text/${id}`);

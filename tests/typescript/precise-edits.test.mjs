@@ -13,11 +13,6 @@ import { MODES, UNTRUSTED_PREAMBLE, openClient, padId, useRustpad, textOf } from
 
 const BASE = /^r(0|[1-9][0-9]*)\.[0-9a-f]{16}$/;
 
-/** The Edit frames a pad received, oldest first. */
-async function edits(rustpad, id) {
-  return (await rustpad.log(id)).filter((frame) => 'Edit' in frame).map((frame) => frame.Edit);
-}
-
 /** The kinds of client frames a pad received, in order. */
 async function frameKinds(rustpad, id) {
   return (await rustpad.log(id)).map((frame) => Object.keys(frame)[0]);
@@ -100,7 +95,7 @@ describe('precise edits', () => {
         const batch = rows.map((row) => ({ old_text: row, new_text: row.replace('todo', 'done') }));
         const result = await call('edit_document', { id, base, edits: batch });
         assert.equal(await rustpad.text(id), `${rows.map((row) => row.replace('todo', 'done')).join('\n')}\n`);
-        assert.equal((await edits(rustpad, id)).length, 1);
+        assert.equal((await rustpad.edits(id)).length, 1);
         assert.equal(result.structuredContent.revision, 2);
         assert.deepEqual(result.structuredContent.edits[49], { edit: 50, start_line: 50, end_line: 50 });
         const { summary, body } = listing(result);
@@ -121,7 +116,7 @@ describe('precise edits', () => {
         assert.equal(result.structuredContent.would_ask, false);
         assert.ok(result.structuredContent.diff.includes('-change me\n+changed\n'), result.structuredContent.diff);
         assert.equal(await rustpad.text(id), original);
-        assert.deepEqual(await edits(rustpad, id), []);
+        assert.deepEqual(await rustpad.edits(id), []);
       });
 
       it('a base from before the pad was written anew is refused and nothing is written', async () => {
@@ -138,7 +133,7 @@ describe('precise edits', () => {
         assert.ok(message.includes(`base ${base} does not match`), message);
         assert.ok(message.includes('Read the pad again'), message);
         assert.equal(await rustpad.text(id), 'after the restart\n');
-        assert.deepEqual(await edits(rustpad, id), []);
+        assert.deepEqual(await rustpad.edits(id), []);
       });
     });
   }

@@ -15,11 +15,6 @@ import { MODES, codePoints, openClient, padId, useRustpad, textOf } from './harn
 const EPHEMERAL =
   'Pads are ephemeral: Rustpad forgets a pad when it restarts (unless it persists to a database) and after a day in which nobody opened it.';
 
-/** The Edit frames a pad received, oldest first. */
-async function edits(rustpad, id) {
-  return (await rustpad.log(id)).filter((frame) => 'Edit' in frame).map((frame) => frame.Edit);
-}
-
 describe('write tools', () => {
   const rustpad = useRustpad();
 
@@ -67,7 +62,7 @@ describe('write tools', () => {
           const infos = frames.filter((frame) => 'ClientInfo' in frame);
           assert.equal(infos.length, 1);
           assert.equal(infos[0].ClientInfo.name, 'rustpad-mcp');
-          assert.deepEqual(await edits(rustpad, id), [{ revision: 0, operation: ['hi'] }]);
+          assert.deepEqual(await rustpad.edits(id), [{ revision: 0, operation: ['hi'] }]);
         });
 
         it('picks a random 12-character id when none is given', async () => {
@@ -90,7 +85,7 @@ describe('write tools', () => {
           assert.equal(result.structuredContent, undefined);
           assert.match(textOf(result), /already has content/);
           assert.equal(await rustpad.text(id), 'already here');
-          assert.deepEqual(await edits(rustpad, id), []);
+          assert.deepEqual(await rustpad.edits(id), []);
         });
       });
 
@@ -114,7 +109,7 @@ describe('write tools', () => {
             new RegExp(`Appended ${codePoints(addition)} characters to pad "${id}" \\(now ${before + codePoints(addition)} characters\\)`),
           );
           assert.equal(await rustpad.text(id), `alpha 👨‍👩‍👧${addition}`);
-          assert.deepEqual(await edits(rustpad, id), [{ revision: 1, operation: [before, addition] }]);
+          assert.deepEqual(await rustpad.edits(id), [{ revision: 1, operation: [before, addition] }]);
         });
 
         it('lands after text a typist wrote over the WebSocket', async () => {
@@ -162,7 +157,7 @@ describe('write tools', () => {
           assert.equal(result.structuredContent.characters, 0);
           assert.equal(result.structuredContent.characters_before, 0);
           assert.match(textOf(result), /nothing was written/);
-          assert.deepEqual(await edits(rustpad, id), []);
+          assert.deepEqual(await rustpad.edits(id), []);
         });
       });
 
@@ -184,7 +179,7 @@ describe('write tools', () => {
           assert.equal(await rustpad.text(id), expected);
           // Only the matched range is touched: retain 8, replace 5 by the insert, retain the
           // rest (insert and delete at one position may come in either order).
-          const sent = await edits(rustpad, id);
+          const sent = await rustpad.edits(id);
           assert.equal(sent.length, 1);
           assert.equal(sent[0].revision, 1);
           const [first, a, b, last, ...more] = sent[0].operation;
@@ -208,7 +203,7 @@ describe('write tools', () => {
           assert.equal(result.isError, true);
           assert.match(textOf(result), /was not found/);
           assert.equal(await rustpad.text(id), 'abc');
-          assert.deepEqual(await edits(rustpad, id), []);
+          assert.deepEqual(await rustpad.edits(id), []);
         });
 
         it('identical search and replace is an isError result', async () => {
@@ -236,7 +231,7 @@ describe('write tools', () => {
           });
           assert.equal(textOf(result), `Set the language of pad "${id}" to rust.`);
           assert.equal(await rustpad.text(id), 'fn main() {}');
-          assert.deepEqual(await edits(rustpad, id), []);
+          assert.deepEqual(await rustpad.edits(id), []);
           const info = await call('get_document_info', { id });
           assert.equal(info.structuredContent.language, 'rust');
         });

@@ -9,6 +9,7 @@
 //! history entry that acknowledges the edit is the edit as applied: the diff
 //! and the line ranges in the result are taken from it.
 
+use operational_transform::OperationSeq;
 use ropey::Rope;
 use serde_json::{Map, Value, json};
 
@@ -53,6 +54,33 @@ struct Effect {
     after: Rope,
     /// Per edit, in the order given: its new text's range in `after`.
     placed: Vec<(u64, u64)>,
+}
+
+impl Effect {
+    /// `operation` applied to `before`, with each edit's new text carried to
+    /// where it lands.
+    fn of(
+        revision: u64,
+        before: Rope,
+        operation: &OperationSeq,
+        plan: &Plan,
+        rebased: &Rebased,
+        id: &str,
+    ) -> Result<Effect, ToolError> {
+        let mut after = before.clone();
+        apply_to_rope(&mut after, operation).map_err(|_| untrusted_history(id))?;
+        let placed = plan
+            .placed
+            .iter()
+            .map(|(start, end)| rebased.carry(*start, *end))
+            .collect();
+        Ok(Effect {
+            revision,
+            before,
+            after,
+            placed,
+        })
+    }
 }
 
 pub fn edit_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult {
@@ -171,19 +199,7 @@ fn preview(
     rebased: &Rebased,
     id: &str,
 ) -> Result<Effect, ToolError> {
-    let mut after = before.clone();
-    apply_to_rope(&mut after, &rebased.operation).map_err(|_| untrusted_history(id))?;
-    let placed = plan
-        .placed
-        .iter()
-        .map(|(start, end)| rebased.carry(*start, *end))
-        .collect();
-    Ok(Effect {
-        revision,
-        before,
-        after,
-        placed,
-    })
+    Effect::of(revision, before, &rebased.operation, plan, rebased, id)
 }
 
 /// What the batch did, from the history entry that acknowledged it.
@@ -206,19 +222,8 @@ fn applied(socket: &PadSocket, plan: &Plan, id: &str) -> Result<Effect, ToolErro
         )));
     }
     let before = entry.before.clone().unwrap_or_default();
-    let mut after = before.clone();
-    apply_to_rope(&mut after, &entry.operation).map_err(|_| untrusted_history(id))?;
-    let placed = plan
-        .placed
-        .iter()
-        .map(|(start, end)| rebased.carry(*start, *end))
-        .collect();
-    Ok(Effect {
-        revision: since.revision() + ours as u64 + 1,
-        before,
-        after,
-        placed,
-    })
+    let revision = since.revision() + ours as u64 + 1;
+    Effect::of(revision, before, &entry.operation, plan, &rebased, id)
 }
 
 fn untrusted_history(id: &str) -> ToolError {

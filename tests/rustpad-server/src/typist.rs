@@ -384,24 +384,31 @@ const CJK: &[&str] = &["漢", "字", "中文", "日本語", "한", "ア"];
 const EMOJI: &[&str] = &["🎉", "😀", "🚀", "🦀", "𝄞"];
 const ZWJ_SEQUENCES: &[&str] = &["👨‍👩‍👧", "👩‍💻", "🏳️‍🌈", "👨‍👨‍👦‍👦"];
 
-/// A xorshift64* generator: tiny, seedable and plenty for picking keystrokes.
-struct XorShift(u64);
+/// A xorshift64* generator: tiny, seedable and plenty for picking keystrokes
+/// (and, in host/tests/edit_oracle.rs, for planning random trials).
+pub struct XorShift(u64);
 
 impl XorShift {
-    fn new(seed: u64) -> Self {
+    pub fn new(seed: u64) -> Self {
         // Zero is xorshift's one fixed point; mixing the seed also spreads nearby seeds apart.
         Self(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
     }
 
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+    /// A number below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    /// True with a chance of `percent` in 100.
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
     }
 
     fn pick(&mut self, from: &'static [&'static str]) -> &'static str {
