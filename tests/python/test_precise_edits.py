@@ -257,6 +257,24 @@ async def test_edits_land_where_the_model_read_them_while_a_person_types(client,
     assert final == typed_text
 
 
+async def test_edits_over_text_changed_since_the_base_are_refused_not_merged(client, rustpad, pad):
+    rustpad.seed(pad, "say teh word\n")
+    base = ok(await call(client, "get_document", window(pad, 1)))["base"]
+    fix = {"id": pad, "base": base, "edits": [change("teh word", "the word")]}
+    ok(await call(client, "edit_document", fix))
+    assert rustpad.text(pad) == "say the word\n"
+    # A retry with the same base (say, after an unknown outcome) would make the fix twice.
+    message = failed(await call(client, "edit_document", fix))
+    assert "was changed since base" in message and "get_changes" in message
+    assert rustpad.text(pad) == "say the word\n"
+    # Text a person deleted is not deleted again.
+    other = ok(await call(client, "get_document", window(pad, 1)))["base"]
+    ok(await call(client, "replace_in_document", {"id": pad, "search": "say ", "replace": ""}))
+    stale = {"id": pad, "base": other, "edits": [change("say the", "said the")]}
+    assert "was changed since base" in failed(await call(client, "edit_document", stale))
+    assert rustpad.text(pad) == "the word\n"
+
+
 async def test_a_base_from_before_a_reload_is_refused(client, rustpad, pad, new_pad):
     rustpad.seed(pad, "before the restart\n")
     base = ok(await call(client, "get_document", window(pad, 1)))["base"]

@@ -298,7 +298,7 @@ impl Guard<'_> {
                 "This client cannot show a confirmation dialog, so nobody was asked."
             }
             NoDialog::NoSessions => {
-                "This server runs in a WebAssembly host without sessions, so it cannot put a question to a 2025-11-25 client in the middle of a call, and nobody was asked (a 2026-07-28 client gets the dialog)."
+                "This server runs in a WebAssembly host without sessions, so it cannot put a question to a 2025-11-25 client in the middle of a call, and nobody was asked (a 2026-07-28 client that can show forms gets the dialog)."
             }
         };
         let once = if crate::grants::REMEMBERS {

@@ -508,7 +508,7 @@ impl PadState {
 /// Once an edit is sent, a failure no longer means "nothing happened".
 fn unknown_outcome(error: ToolError) -> ToolError {
     ToolError::new(format!(
-        "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown. Read the pad with get_document before deciding what to do, and do not simply repeat append_to_document: if the first one landed, the text would appear twice.",
+        "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown. Read the pad with get_document before deciding what to do, and do not simply repeat the call: if the first one landed, its change would be made twice (append_to_document would add its text again).",
         error.message()
     ))
 }

@@ -7,6 +7,8 @@
 //! own earlier sessions and Rustpad's storage, from which a reloaded pad's
 //! text comes — is "someone who has left".
 
+use std::collections::HashMap;
+
 use serde_json::{Map, json};
 
 use super::args::Args;
@@ -19,9 +21,10 @@ use crate::rustpad::socket::{PadSocket, Track};
 /// How authors who are no longer in the pad are shown.
 pub const DEPARTED: &str = "someone who has left";
 
-/// The operations one author made since the base.
+/// The operations one author made since the base; everyone who has left is
+/// one author (Rustpad gives every connection a new id, so a pad's past
+/// visitors could otherwise fill the result).
 struct Author {
-    id: u64,
     name: Option<String>,
     operations: usize,
 }
@@ -46,15 +49,22 @@ fn changes(socket: &PadSocket, id: &str, base: &Base) -> ToolResult {
     let revision = socket.revision();
     let current = Base::of(revision, &now.to_string());
 
+    // At most one per user in the pad (the socket keeps a bounded number), plus the departed.
     let mut authors: Vec<Author> = Vec::new();
+    let mut index: HashMap<Option<u64>, usize> = HashMap::new();
     for entry in since.entries() {
-        match authors.iter_mut().find(|author| author.id == entry.author) {
-            Some(author) => author.operations += 1,
-            None => authors.push(Author {
-                id: entry.author,
-                name: socket.user_name(entry.author).map(str::to_string),
-                operations: 1,
-            }),
+        let name = socket.user_name(entry.author);
+        // Present authors by their connection; everyone who has left under one key.
+        let key = name.is_some().then_some(entry.author);
+        match index.get(&key) {
+            Some(&at) => authors[at].operations += 1,
+            None => {
+                index.insert(key, authors.len());
+                authors.push(Author {
+                    name: name.map(str::to_string),
+                    operations: 1,
+                });
+            }
         }
     }
     let operations = since.entries().len();

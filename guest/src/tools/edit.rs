@@ -142,6 +142,15 @@ fn run(
         since.entries().iter().map(|entry| &entry.operation),
     )
     .map_err(|_| untrusted_history(id))?;
+    let change = Change::of_operation(&rebased.operation);
+    if change.removed < Change::of_operation(&plan.operation).removed {
+        // Someone deleted or rewrote text these edits replace: carried over
+        // that, they would merge into it (or make it twice, when the earlier
+        // change was this very batch landing before a retry).
+        return Err(ToolError::new(format!(
+            "Nothing was written: some of the text these edits replace or delete was changed since base {base} (by someone in the pad, or by an earlier call that did land), so making them now would repeat or tangle that change. Call get_changes with this base to see what changed, then state the edits against the base it gives."
+        )));
+    }
     let target = rebased.operation.target_len();
     if target > MAX_DOCUMENT_CHARS {
         return Err(ToolError::new(format!(
@@ -149,7 +158,6 @@ fn run(
         )));
     }
     let pad_chars = socket.document().len();
-    let change = Change::of_operation(&rebased.operation);
     let ledger = Ledger::of(id);
     let removal = ledger.judge(pad_chars, change);
     let asks = removal.needs_person();

@@ -128,15 +128,17 @@ fn locate(text: &Rope, flat: &str, edit: &EditSpec) -> Result<usize, String> {
             Some(line) => Ok(text.line_to_char(line - 1)),
         };
     }
-    let starts = occurrences(flat, edit.old_text);
+    // At most a few occurrences are looked for: enough to tell one from
+    // several and to name where, never a search that grows with the repeats
+    // of a repetitive pad.
+    let starts = occurrences(flat, edit.old_text, 0..flat.len(), MOST_NAMED + 1);
     let line_of = |byte: usize| text.byte_to_line(byte) + 1;
     let candidates: Vec<usize> = match edit.line {
-        Some(line) => starts
-            .iter()
-            .copied()
-            .filter(|b| line_of(*b) == line)
-            .collect(),
-        None => starts.clone(),
+        Some(line) => {
+            let on_line = text.line_to_byte(line - 1)..text.line_to_byte(line);
+            occurrences(flat, edit.old_text, on_line, 2)
+        }
+        None => starts.iter().copied().take(2).collect(),
     };
     match (candidates.as_slice(), edit.line) {
         ([byte], _) => Ok(text.byte_to_char(*byte)),
@@ -146,27 +148,50 @@ fn locate(text: &Rope, flat: &str, edit: &EditSpec) -> Result<usize, String> {
         )),
         ([], Some(line)) => Err(format!(
             "old_text does not start on line {line}; it starts on line(s) {}",
-            candidate_lines(&starts, line_of)
+            candidate_lines(&starts[..starts.len().min(MOST_NAMED)], line_of)
         )),
-        (many, None) => Err(format!(
-            "old_text occurs {} times, starting on line(s) {}; make it longer so it occurs once, or give \"line\" to pick one",
-            many.len(),
-            candidate_lines(many, line_of)
+        (_, None) => Err(format!(
+            "old_text occurs {}, starting on line(s) {}; make it longer so it occurs once, or give \"line\" to pick one",
+            times(starts.len()),
+            candidate_lines(&starts[..starts.len().min(MOST_NAMED)], line_of)
         )),
-        (many, Some(line)) => Err(format!(
-            "old_text starts {} times on line {line}; make it longer so it occurs once there",
-            many.len()
+        (_, Some(line)) => Err(format!(
+            "old_text starts more than once on line {line}; make it longer so it occurs once there"
         )),
     }
 }
 
-/// Byte offsets of every occurrence of `needle`, overlapping ones included:
-/// "aa" occurs twice in "aaa", and is therefore not unique there.
-fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
+/// How many occurrences an error names at most.
+const MOST_NAMED: usize = 10;
+
+/// "2 times", or "more than 10 times" when the search stopped.
+fn times(found: usize) -> String {
+    if found > MOST_NAMED {
+        format!("more than {MOST_NAMED} times")
+    } else {
+        format!("{found} times")
+    }
+}
+
+/// Byte offsets of the first `most` occurrences of `needle` that start
+/// within `starting_in`, overlapping ones included: "aa" occurs twice in
+/// "aaa", and is therefore not unique there.
+fn occurrences(
+    haystack: &str,
+    needle: &str,
+    starting_in: std::ops::Range<usize>,
+    most: usize,
+) -> Vec<usize> {
     let mut starts = Vec::new();
-    let mut from = 0;
-    while let Some(offset) = haystack[from..].find(needle) {
+    let mut from = starting_in.start;
+    while starts.len() < most
+        && from < starting_in.end
+        && let Some(offset) = haystack[from..].find(needle)
+    {
         let at = from + offset;
+        if at >= starting_in.end {
+            break;
+        }
         starts.push(at);
         from = at + haystack[at..].chars().next().map_or(1, char::len_utf8);
     }
@@ -347,6 +372,25 @@ mod tests {
         assert_eq!(
             apply(text, &[edit("party", "fête", Some(2))]).unwrap(),
             "👨‍👩‍👧 family\n🎉 fête\n"
+        );
+    }
+
+    #[test]
+    fn a_repetitive_pad_is_searched_a_bounded_number_of_times() {
+        let pad = "a".repeat(262_144);
+        let long = "a".repeat(131_072);
+        let err = apply(&pad, &[edit(&long, "b", None)]).unwrap_err();
+        assert!(
+            err.contains("occurs more than 10 times, starting on line(s) 1"),
+            "{err}"
+        );
+        let err = apply(&pad, &[edit(&long, "b", Some(1))]).unwrap_err();
+        assert!(err.contains("starts more than once on line 1"), "{err}");
+        let lines = "x\n".repeat(30);
+        let err = apply(&lines, &[edit("x", "y", None)]).unwrap_err();
+        assert!(
+            err.contains("more than 10 times, starting on line(s) 1, 2, 3, 4, 5, 6, 7, 8, 9, 10;"),
+            "{err}"
         );
     }
 }

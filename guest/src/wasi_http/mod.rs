@@ -129,7 +129,10 @@ impl Answer {
             .map(|(name, value)| (name.as_str().to_string(), value.as_bytes().to_vec()))
             .collect();
         let Ok(fields) = Fields::from_list(&fields) else {
-            return ResponseOutparam::set(out, Ok(OutgoingResponse::new(Fields::new())));
+            // Never an empty success in place of what could not be said.
+            let failed = OutgoingResponse::new(Fields::new());
+            let _ = failed.set_status_code(500);
+            return ResponseOutparam::set(out, Ok(failed));
         };
         let response = OutgoingResponse::new(fields);
         let _ = response.set_status_code(self.status.as_u16());

@@ -12,7 +12,7 @@
 //! `wss://` runs TLS inside the component (rustls with ring, the settings of
 //! `rustpad_mcp_rules::tls`), so no `wasi:tls` is needed.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io::{self, Read, Write};
 use std::time::{Duration, Instant};
 
@@ -57,7 +57,7 @@ impl Connection {
             let name = ServerName::try_from(host.to_string())
                 .map_err(|_| "the host name is not valid for TLS".to_string())?;
             // The same meaning as in rustpad-mcp's host: exactly "true" relaxes this connection.
-            let insecure = std::env::var("RUSTPAD_INSECURE_TLS").as_deref() == Ok("true");
+            let insecure = std::env::var("RUSTPAD_INSECURE_TLS").is_ok_and(|v| v.trim() == "true");
             let session = ClientConnection::new(tls::client_config(insecure), name)
                 .map_err(|error| format!("TLS could not start ({error})"))?;
             Stream::Tls(Box::new(StreamOwned::new(session, tcp)))
@@ -74,8 +74,7 @@ impl Connection {
             match attempt {
                 Ok((socket, _response)) => break socket,
                 Err(HandshakeError::Interrupted(pending)) => {
-                    let stream = pending.get_ref().get_ref();
-                    if !stream.tcp().wait(true, true, deadline) {
+                    if !pending.get_ref().get_ref().wait(deadline) {
                         return Err("the WebSocket handshake with Rustpad timed out".into());
                     }
                     attempt = pending.handshake();
@@ -111,7 +110,7 @@ impl Connection {
                 true => return Ok(()),
                 false if Instant::now() >= deadline => return Err(STOPPED_READING.into()),
                 false => {
-                    socket.get_ref().tcp().wait(false, true, deadline);
+                    socket.get_ref().wait(deadline);
                 }
             }
         }
@@ -124,20 +123,20 @@ impl Connection {
         let socket = guard.as_mut().ok_or("the connection is closed")?;
         loop {
             // Pongs tungstenite owes go out first; a peer that never reads is cut off.
-            let flushed = self.flush(socket)?;
+            self.flush(socket)?;
             match socket.read() {
                 Ok(Message::Text(text)) => return Ok(Some(text.to_string())),
                 Ok(Message::Close(_)) => return Err("Rustpad closed the connection".into()),
-                Ok(_) => continue,
+                // Pings, pongs and binary frames are not delivered, and do not extend the wait.
+                Ok(_) => {}
                 Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
+                    socket.get_ref().wait(deadline);
                 }
                 Err(error) => return Err(describe(error)),
             }
             if Instant::now() >= deadline {
                 return Ok(None);
             }
-            let writing = !flushed || socket.get_ref().wants_write();
-            socket.get_ref().tcp().wait(true, writing, deadline);
         }
     }
 
@@ -203,12 +202,17 @@ impl Stream {
         }
     }
 
-    /// TLS has records of its own to send (handshake, alerts).
-    fn wants_write(&self) -> bool {
-        match self {
+    /// Waits until the peer sent something, or takes what is waiting to be
+    /// written (only then is writability watched: an idle socket is always
+    /// writable, and watching it would make the wait return at once), or the
+    /// deadline passes; false when it passed.
+    fn wait(&self, deadline: Instant) -> bool {
+        let tls_pending = match self {
             Stream::Plain(_) => false,
             Stream::Tls(tls) => tls.conn.wants_write(),
-        }
+        };
+        let tcp = self.tcp();
+        tcp.wait(true, tcp.write_blocked.get() || tls_pending, deadline)
     }
 }
 
@@ -243,6 +247,8 @@ struct Tcp {
     input: InputStream,
     output: OutputStream,
     _socket: TcpSocket,
+    /// The last write found no room: the peer has not yet taken what was sent.
+    write_blocked: Cell<bool>,
 }
 
 impl Tcp {
@@ -295,6 +301,7 @@ impl Tcp {
                         input,
                         output,
                         _socket: socket,
+                        write_blocked: Cell::new(false),
                     });
                 }
                 Err(ErrorCode::WouldBlock) => {
@@ -338,6 +345,7 @@ impl Read for Tcp {
 impl Write for Tcp {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let permitted = self.output.check_write().map_err(stream_error)?;
+        self.write_blocked.set(permitted == 0);
         if permitted == 0 {
             return Err(io::ErrorKind::WouldBlock.into());
         }

@@ -389,12 +389,14 @@ const ZWJ_SEQUENCES: &[&str] = &["👨‍👩‍👧", "👩‍💻", "🏳️�
 pub struct XorShift(u64);
 
 impl XorShift {
+    /// A generator whose sequence depends only on `seed`.
     pub fn new(seed: u64) -> Self {
         // Zero is xorshift's one fixed point; mixing the seed also spreads nearby seeds apart.
         Self(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
     }
 
-    pub fn next(&mut self) -> u64 {
+    /// The next number of the sequence.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -403,7 +405,7 @@ impl XorShift {
 
     /// A number below `n` (0 when `n` is 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     /// True with a chance of `percent` in 100.
