@@ -272,6 +272,18 @@ fn plan_person(
     strokes
 }
 
+/// Characters an operation deletes.
+fn deleted(operation: &OperationSeq) -> u64 {
+    operation
+        .ops()
+        .iter()
+        .map(|part| match part {
+            operational_transform::Operation::Delete(n) => *n,
+            _ => 0,
+        })
+        .sum()
+}
+
 fn keystroke_operation(length: usize, stroke: &Keystroke) -> OperationSeq {
     let mut operation = OperationSeq::default();
     match stroke {
@@ -297,6 +309,17 @@ async fn call(
     tool: &'static str,
     arguments: Value,
 ) -> Value {
+    try_call(client, tool, arguments)
+        .await
+        .unwrap_or_else(|message| panic!("{tool} failed: {message}"))
+}
+
+/// Like [`call`], but a tool error is returned as its message.
+async fn try_call(
+    client: &RunningService<RoleClient, ()>,
+    tool: &'static str,
+    arguments: Value,
+) -> Result<Value, String> {
     let Value::Object(mut arguments) = arguments else {
         unreachable!("arguments are an object")
     };
@@ -307,9 +330,9 @@ async fn call(
             .unwrap_or_else(|e| panic!("{tool} failed at the protocol level: {e}"));
         let text = serde_json::to_value(&result.content).unwrap_or_default();
         if result.is_error != Some(true) {
-            return result
+            return Ok(result
                 .structured_content
-                .unwrap_or_else(|| panic!("{tool} returned no structured content: {text}"));
+                .unwrap_or_else(|| panic!("{tool} returned no structured content: {text}")));
         }
         let message = text[0]["text"].as_str().unwrap_or_default();
         let token = message
@@ -320,7 +343,7 @@ async fn call(
             Some(token) if !arguments.contains_key("confirm_token") => {
                 arguments.insert("confirm_token".into(), json!(token));
             }
-            _ => panic!("{tool} failed: {message}"),
+            _ => return Err(message.to_string()),
         }
     }
 }
@@ -348,7 +371,7 @@ async fn a_person_typing_between_read_and_edit_never_moves_the_edit_or_loses_a_k
             .expect("the client connects");
 
     let mut rng = XorShift::new(seed);
-    let mut edits_made = 0;
+    let (mut edits_made, mut refused) = (0, 0);
     for trial in 0..trials {
         let context = format!("trial {trial} of EDIT_ORACLE_SEED={seed}");
         let pad = format!("oracle-{seed}-{trial}");
@@ -397,16 +420,32 @@ async fn a_person_typing_between_read_and_edit_never_moves_the_edit_or_loses_a_k
                 None => json!({ "old_text": e.old, "new_text": e.new }),
             })
             .collect();
-        let result = call(
+        let outcome = try_call(
             &model,
             "edit_document",
             json!({ "id": pad, "base": read["base"], "edits": arguments }),
         )
         .await;
 
+        let planned = deleted(&ours);
         let carried = theirs
             .iter()
             .fold(ours, |ours, theirs| ours.transform(theirs).unwrap().0);
+        // Where the person deleted text an edit replaces, merging would tangle
+        // the two (or repeat a change): the server must refuse and write nothing.
+        if deleted(&carried) < planned {
+            let message = outcome.expect_err(&format!(
+                "{context}: edits over deleted text were made: {edits:?}"
+            ));
+            assert!(
+                message.contains("was changed since base"),
+                "{context}: {message}"
+            );
+            assert_eq!(rustpad.text(&pad), typed_by_person, "{context}");
+            refused += 1;
+            continue;
+        }
+        let result = outcome.unwrap_or_else(|message| panic!("{context}: {message}"));
         let expected = carried.apply(&typed_by_person).unwrap();
         let actual = rustpad.text(&pad);
         assert_eq!(actual, expected, "{context}: edits {edits:?}");
@@ -433,9 +472,14 @@ async fn a_person_typing_between_read_and_edit_never_moves_the_edit_or_loses_a_k
         }
         edits_made += 1;
     }
+    eprintln!("{trials} trials: {edits_made} made their edits, {refused} refused");
     assert!(
-        edits_made * 10 >= trials * 9,
-        "only {edits_made} of {trials} trials had edits"
+        edits_made * 10 >= trials * 6,
+        "only {edits_made} of {trials} trials made their edits ({refused} refused)"
+    );
+    assert!(
+        trials < 100 || refused > 0,
+        "no trial had the person delete text an edit replaces"
     );
     model.cancel().await.ok();
 }
