@@ -186,6 +186,9 @@ def per_tool(rustpad, url):
     rustpad.seed("bench-edit", text="start MARK-A end\n" + "filler line\n" * 400)
     server = Server(url, trace=True)
     server.initialize()
+    # Read before the edits below, so get_changes (last) diffs across all of them.
+    (first_read, _) = server.call("get_document", {"id": "bench-edit", "start_line": 1, "end_line": 1})
+    base = first_read["structuredContent"]["base"]
     plans = {
         "get_document": lambda i: ("get_document", {"id": "bench-read"}),
         "get_document_info": lambda i: ("get_document_info", {"id": "bench-read"}),
@@ -200,10 +203,12 @@ def per_tool(rustpad, url):
         "set_document": lambda i: ("set_document", {"id": f"bench-empty-{i}", "text": "fresh content"}),
         "set_language": lambda i: ("set_language", {"id": "bench-edit", "language": "rust" if i % 2 else "python"}),
         "get_document (window)": lambda i: ("get_document", {"id": "bench-read", "start_line": 100, "end_line": 150}),
+        # replace_in_document leaves MARK-B (an even number of calls after its warm-up).
         "edit_document": lambda i: (
             "edit_document",
-            {"id": "bench-edit", "edits": [swap("MARK-A", "MARK-B") if i % 2 == 0 else swap("MARK-B", "MARK-A")]},
+            {"id": "bench-edit", "edits": [swap("MARK-B", "MARK-A") if i % 2 == 0 else swap("MARK-A", "MARK-B")]},
         ),
+        "get_changes (over the edits above)": lambda i: ("get_changes", {"id": "bench-edit", "base": base}),
     }
     latencies, costs = {}, {}
     for name, plan in plans.items():
