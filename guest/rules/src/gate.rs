@@ -34,6 +34,8 @@ pub const TOKEN_VARIABLE: &str = "RUSTPAD_MCP_HTTP_TOKEN";
 pub const ORIGINS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_ORIGINS";
 /// The variable listing the `Host` values (comma-separated `host[:port]`) served.
 pub const HOSTS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_HOSTS";
+/// The `WWW-Authenticate` challenge sent with a refusal for want of the token.
+pub const BEARER_CHALLENGE: &str = "Bearer realm=\"rustpad-mcp\"";
 /// Shorter tokens are guessable; refuse them rather than run with one.
 const MIN_TOKEN_CHARS: usize = 32;
 

@@ -3,8 +3,12 @@
 //! standard header at most once. `rustpad-mcp --http` and the component
 //! served by a WebAssembly host answer the same refusals from here.
 
-use http::header::{ACCEPT, CONTENT_TYPE};
-use http::{HeaderMap, StatusCode};
+use http::header::{
+    ACCEPT, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
+    ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE,
+    CONTENT_TYPE, VARY,
+};
+use http::{HeaderMap, HeaderValue, StatusCode};
 
 use crate::headers::{METHOD, NAME, PROTOCOL_VERSION, StandardHeaders};
 
@@ -12,6 +16,31 @@ use crate::headers::{METHOD, NAME, PROTOCOL_VERSION, StandardHeaders};
 pub const CORS_REQUEST_HEADERS: &str =
     "authorization, content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id";
 pub const CORS_EXPOSED_HEADERS: &str = "mcp-session-id, www-authenticate, retry-after";
+
+/// Lets the page at `origin`, one the gate allowed, read the answer.
+pub fn add_cors(headers: &mut HeaderMap, origin: &HeaderValue) {
+    headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
+    headers.insert(
+        ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static(CORS_EXPOSED_HEADERS),
+    );
+    headers.append(VARY, HeaderValue::from_static("Origin"));
+}
+
+/// The headers of the answer to a CORS preflight the gate let through,
+/// offering `methods` (those the transport serves besides GET, which opens
+/// no stream).
+pub fn add_preflight(headers: &mut HeaderMap, methods: &'static str) {
+    headers.insert(
+        ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static(methods),
+    );
+    headers.insert(
+        ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static(CORS_REQUEST_HEADERS),
+    );
+    headers.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+}
 
 /// Where MCP is served.
 pub const ENDPOINT: &str = "/mcp";

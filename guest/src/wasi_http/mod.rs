@@ -17,9 +17,8 @@ pub mod websocket;
 use std::time::{Duration, Instant};
 
 use http::header::{
-    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, ALLOW, CONTENT_LENGTH, CONTENT_TYPE,
-    HOST, RETRY_AFTER, VARY, WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS,
+    ALLOW, CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER, WWW_AUTHENTICATE,
+    X_CONTENT_TYPE_OPTIONS,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
 use rustpad_mcp_rules::codes::PARSE_ERROR;
@@ -101,7 +100,7 @@ impl Answer {
         if ask_for_token {
             answer.headers.insert(
                 WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"rustpad-mcp\""),
+                HeaderValue::from_static(gate::BEARER_CHALLENGE),
             );
         }
         answer
@@ -110,14 +109,7 @@ impl Answer {
     /// Names the browser origin the gate allowed, so its page may read the answer.
     fn with_cors(mut self, admitted: &Admitted) -> Answer {
         if let Some(origin) = &admitted.origin {
-            self.headers
-                .insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
-            self.headers.insert(
-                ACCESS_CONTROL_EXPOSE_HEADERS,
-                HeaderValue::from_static(post::CORS_EXPOSED_HEADERS),
-            );
-            self.headers
-                .append(VARY, HeaderValue::from_static("Origin"));
+            post::add_cors(&mut self.headers, origin);
         }
         self
     }
@@ -217,17 +209,7 @@ fn settings() -> Result<(Gate, Config), String> {
 
 fn preflight_answer() -> Answer {
     let mut answer = Answer::empty(StatusCode::NO_CONTENT);
-    answer.headers.insert(
-        ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("POST"),
-    );
-    answer.headers.insert(
-        ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static(post::CORS_REQUEST_HEADERS),
-    );
-    answer
-        .headers
-        .insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+    post::add_preflight(&mut answer.headers, "POST");
     answer
 }
 

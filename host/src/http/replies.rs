@@ -2,11 +2,7 @@
 //! plain-text explanations, CORS, and empty acknowledgements.
 
 use bytes::Bytes;
-use http::header::{
-    ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS, ACCESS_CONTROL_ALLOW_ORIGIN,
-    ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE, CONTENT_TYPE, RETRY_AFTER, VARY,
-    WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS,
-};
+use http::header::{CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE, X_CONTENT_TYPE_OPTIONS};
 use http::{HeaderValue, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use rustpad_mcp_rules::codes::INTERNAL_ERROR;
@@ -16,16 +12,16 @@ use super::Body;
 use crate::jsonrpc::error_response;
 use rustpad_mcp_rules::gate::{Admitted, Refusal};
 
-use rustpad_mcp_rules::post::{CORS_EXPOSED_HEADERS, CORS_REQUEST_HEADERS};
+use rustpad_mcp_rules::gate::BEARER_CHALLENGE;
+use rustpad_mcp_rules::post;
 
 pub(super) fn refused(refusal: Refusal) -> Response<Body> {
     let (status, text, ask_for_token) = refusal.answer();
     let mut response = plain(status, &text);
     if ask_for_token {
-        response.headers_mut().insert(
-            WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"rustpad-mcp\""),
-        );
+        response
+            .headers_mut()
+            .insert(WWW_AUTHENTICATE, HeaderValue::from_static(BEARER_CHALLENGE));
     }
     response
 }
@@ -33,30 +29,14 @@ pub(super) fn refused(refusal: Refusal) -> Response<Body> {
 /// The answer to a CORS preflight the gate let through.
 pub(super) fn preflight_answer() -> Response<Body> {
     let mut response = empty(StatusCode::NO_CONTENT);
-    let headers = response.headers_mut();
-    headers.insert(
-        ACCESS_CONTROL_ALLOW_METHODS,
-        // GET is answered 405 (no stream is opened), so it is not offered.
-        HeaderValue::from_static("POST, DELETE"),
-    );
-    headers.insert(
-        ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static(CORS_REQUEST_HEADERS),
-    );
-    headers.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+    post::add_preflight(response.headers_mut(), "POST, DELETE");
     response
 }
 
 /// Names the browser origin the gate allowed, so its page may read the answer.
 pub(super) fn with_cors(mut response: Response<Body>, admitted: &Admitted) -> Response<Body> {
     if let Some(origin) = &admitted.origin {
-        let headers = response.headers_mut();
-        headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, origin.clone());
-        headers.insert(
-            ACCESS_CONTROL_EXPOSE_HEADERS,
-            HeaderValue::from_static(CORS_EXPOSED_HEADERS),
-        );
-        headers.append(VARY, HeaderValue::from_static("Origin"));
+        post::add_cors(response.headers_mut(), origin);
     }
     response
 }
