@@ -31,7 +31,7 @@ pub use state::{CallState, Elicitor};
 
 mod bindings {
     wasmtime::component::bindgen!({
-        path: "../wit",
+        path: "wit",
         world: "server",
         imports: { default: async | trappable },
         exports: { default: async },
