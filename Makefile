@@ -1,7 +1,8 @@
 # rustpad-mcp — build, run and test.
 #   make run    serve MCP on stdio (against RUSTPAD_URL, or a local test Rustpad when unset);
 #               ARGS="--http 8080" serves Streamable HTTP instead
-#   make test   everything CI runs: Rust tests, then the Python and TypeScript SDK suites
+#   make test   everything CI runs: Rust tests, the Python and TypeScript SDK suites, and the
+#               packages of every install channel (package-test)
 # Recipes are silent (@) because `make run` speaks MCP on stdout.
 
 CARGO     ?= cargo
@@ -9,7 +10,7 @@ PYENV     := target/pyenv
 WASMTIME  := target/wasmtime-cli/wasmtime_cli/wasmtime
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
-.PHONY: bench toolchain build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance
+.PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance package package-test release-check release-archive
 
 # ring (TLS inside the component for WebAssembly hosts) compiles C for wasm32, which needs clang;
 # CI runs as root and installs Debian's.
@@ -24,20 +25,31 @@ first_found = $(firstword $(shell for tool in $(1); do command -v $$tool; done 2
 export CC_wasm32_wasip2 = $(call first_found,clang clang-19 clang-16 clang-14)
 export AR_wasm32_wasip2 = $(call first_found,llvm-ar llvm-ar-19 llvm-ar-16 llvm-ar-14)
 
-# The host's build.rs builds the guest component and embeds it. The same guest with the
-# wasi-http feature is the component for WebAssembly hosts (docs/deployment.md), at HTTP_WASM.
+# Every wasm32 build renames the cargo home in the paths it embeds, as host/build.rs does for the
+# component it builds: the same flags, so these builds share its compiled dependencies, and a
+# component that is the same in every checkout (package-test checks).
+export CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS = --remap-path-prefix=$(or $(CARGO_HOME),$(HOME)/.cargo)=/cargo
+
+# The two components, in target/wasm: rustpad-mcp.wasm, which host/build.rs embeds in the binary
+# (it builds the same one itself when run alone), and rustpad-mcp-http.wasm, the same guest with
+# the wasi-http feature, for WebAssembly hosts (docs/deployment.md). Releases ship both.
+COMPONENT := target/guest/wasm32-wasip2/wasm/guest.wasm
 HTTP_WASM := target/wasm/rustpad-mcp-http.wasm
-build: toolchain
+components: toolchain
+	@$(CARGO) build --locked -p guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
+	@$(CARGO) build --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
+	@mkdir -p target/wasm && cp $(COMPONENT) target/wasm/rustpad-mcp.wasm
+	@cp target/guest-http/wasm32-wasip2/wasm/guest.wasm $(HTTP_WASM)
+
+build: components
 	@$(CARGO) build --release --locked -p rustpad-mcp -p rustpad-test-server >&2
 	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
-	@$(CARGO) build --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
-	@mkdir -p $(dir $(HTTP_WASM)) && cp target/guest-http/wasm32-wasip2/wasm/guest.wasm $(HTTP_WASM)
 
 # ARGS go to rustpad-mcp, e.g. make run ARGS="--http 8080" (docs/deployment.md).
 run: build
 	@tests/run-local.sh $(ARGS)
 
-test: build test-clients test-rust test-python test-typescript
+test: build test-clients test-rust test-python test-typescript package-test
 
 # Each works alone on a fresh clone: the binaries, the probe component and the clients come first.
 # The guest's fuzzing entry points are built for the tests only (they replay the fuzz corpora),
@@ -74,13 +86,58 @@ tests/typescript/node_modules/.installed: tests/typescript/package-lock.json
 	cd tests/typescript && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The packages of every install channel, for this machine's platform (the release workflow makes
+# the others): the crates (the component built from this commit inside), the wheel and the npm
+# packages, in target/packages. package-test installs each as a user would and drives it. The
+# component is not in git, so cargo counts it as an uncommitted change (--allow-dirty);
+# package-test proves it is the one HEAD's sources give.
+PACKAGES  := target/packages
+MATURIN   := $(PYENV)/bin/maturin
+NODE_PLATFORM = $(shell node -p "process.platform + '-' + process.arch")
+package: build $(MATURIN)
+	@rm -rf $(PACKAGES) && mkdir -p $(PACKAGES)/crates host/component
+	@cp $(COMPONENT) host/component/guest.wasm
+	@cd host/component && sha256sum guest.wasm > guest.wasm.sha256
+	$(CARGO) package --quiet --locked --no-verify --allow-dirty -p rustpad-mcp-rules -p rustpad-mcp
+	@cp target/package/rustpad-mcp-rules-*.crate target/package/rustpad-mcp-[0-9]*.crate $(PACKAGES)/crates/
+	$(MATURIN) build --quiet --release --locked -m host/Cargo.toml --out $(PACKAGES)/wheels
+	node host/npm/pack.mjs $(PACKAGES)/npm $(NODE_PLATFORM)=target/release/rustpad-mcp
+
+# The install puts its build in target/release (sharing the compiled dependencies), so the
+# repository's own binary is built again afterwards (a relink).
+package-test: package $(PYENV)/.installed
+	tests/package/install.sh
+	@$(CARGO) build --release --locked -p rustpad-mcp >&2
+
+# The release tool, dist (cargo-dist), at the version Cargo.toml's [workspace.metadata.dist]
+# names; a debug build, which compiles in half the time and plans just as well.
+DIST_VERSION := $(shell sed -n 's/^cargo-dist-version = "\(.*\)"/\1/p' Cargo.toml)
+DIST := target/tools/dist-$(DIST_VERSION)/bin/dist
+$(DIST):
+	$(CARGO) install --quiet --locked --debug cargo-dist --version $(DIST_VERSION) --root target/tools/dist-$(DIST_VERSION) --target-dir target/tools/build >&2
+
+# dist's own checks: the release plan holds, and .github/workflows/release.yml is what the
+# config in Cargo.toml generates (run by lint).
+release-check: $(DIST)
+	$(DIST) plan >/dev/null
+	$(DIST) generate --check
+
+# This platform's release archive, as the release workflow builds it, in target/distrib (not part
+# of CI: it compiles the binary again with dist's profile, about ten minutes on two cores).
+release-archive: $(DIST) components
+	GUEST_WASM=$(CURDIR)/target/wasm/rustpad-mcp.wasm $(DIST) build --artifacts=local --target $(shell rustc -vV | sed -n 's/^host: //p')
+
+$(MATURIN): tests/package/maturin.txt $(PYENV)/.installed
+	$(PYENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r tests/package/maturin.txt
+	touch $@
+
 # Longer runs of the randomized trials: concurrent typing, and the edit_document oracle.
 soak: build $(PYENV)/.installed
 	CONCURRENCY_TRIALS=2000 $(PYENV)/bin/python -m pytest -q tests/python/test_concurrent_typing.py
 	EDIT_ORACLE_TRIALS=2000 $(CARGO) test --release --locked --workspace --features $(RUST_TEST_FEATURES) --test edit_oracle
 	@$(CARGO) build --release --locked -p rustpad-mcp >&2
 
-lint: toolchain
+lint: toolchain release-check
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --locked --workspace --all-targets --features $(RUST_TEST_FEATURES) -- -D warnings
 	$(CARGO) clippy --release --locked -p rustpad-mcp -- -D warnings

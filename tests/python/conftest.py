@@ -21,7 +21,7 @@ import subprocess
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -325,17 +325,22 @@ def new_pad(request: pytest.FixtureRequest):
 async def mcp_client(
     mode: str = "legacy",
     env: Mapping[str, str] | None = None,
+    command: Sequence[str] | None = None,
+    cwd: str | None = None,
     **client_options: Any,
 ) -> AsyncIterator[Client]:
-    """An SDK client on the rustpad-mcp binary with exactly `env` (see `minimal_env`).
+    """An SDK client on the rustpad-mcp binary (or `command`, run in `cwd`) with exactly `env`
+    (see `minimal_env`).
 
     The SDK adds its usual safe variables (HOME, PATH, USER, ...) and nothing else; the host
     hands the component only RUSTPAD_* and ELICITATION anyway.
     """
+    program, *arguments = command or [_require(MCP_BIN, "RUSTPAD_MCP_BIN")]
     parameters = StdioServerParameters(
-        command=_require(MCP_BIN, "RUSTPAD_MCP_BIN"),
-        args=[],
+        command=program,
+        args=arguments,
         env=dict(env if env is not None else minimal_env()),
+        cwd=cwd,
     )
     # (No deadline around the context itself: a cancel scope must not straddle the client's
     # task groups. Calls made through `call` have their own.)

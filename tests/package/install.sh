@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# make package-test: installs what `make package` made, each into an empty place, the way a user
+# would, then has the Python SDK drive every installed server (tests/python/test_packages.py).
+#
+# 1. The component in the crate is the one this commit's sources give: the guest is built again
+#    from `git archive HEAD` in another directory and must be byte-identical.
+# 2. The crate installs with `cargo install --path` from the unpacked package, with a toolchain
+#    that lacks wasm32-wasip2: a hard-linked copy of the installed one without that target (the
+#    installed toolchain itself is never touched). The copy must fail to build for wasm32-wasip2,
+#    or the check would prove nothing.
+# 3. The wheel installs into a new virtual environment, offline.
+# 4. The npm packages install from their tarballs into an empty prefix, offline; `npx` runs it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$PWD
+packages=target/packages
+say() { echo "package-test: $*" >&2; }
+: "${CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS:?run this through make package-test, which sets the flags of the guest build}"
+# Outside the repository, so nothing installed from here can see its workspace. Always the same
+# place: cargo names the install's build after its path, and reuses it next time.
+work=${TMPDIR:-/tmp}/rustpad-mcp-package-test
+rm -rf "$work" && mkdir -p "$work"
+
+shipped=host/component/guest.wasm
+[[ -f $shipped ]] || { say "no $shipped: run make package first"; exit 1; }
+
+# 1. ----------------------------------------------------------------------------------------
+say "building the guest from this commit's sources elsewhere"
+mkdir -p "$work/source"
+git archive HEAD | tar -x -C "$work/source"
+(cd "$work/source" && cargo build --quiet --locked -p guest --profile wasm --target wasm32-wasip2 \
+	--target-dir "$root/target/package-test-guest")
+rebuilt=$root/target/package-test-guest/wasm32-wasip2/wasm/guest.wasm
+if ! cmp -s "$rebuilt" "$shipped"; then
+	say "the packaged component differs from the one built from HEAD's sources"
+	say "  packaged: $(sha256sum "$shipped")"
+	say "  rebuilt:  $(sha256sum "$rebuilt")"
+	say "(uncommitted changes to the guest? commit them, or the build is not reproducible)"
+	exit 1
+fi
+say "component reproduced: $(sha256sum "$shipped" | cut -d' ' -f1)"
+
+# 2. ----------------------------------------------------------------------------------------
+sysroot=$(rustc --print sysroot)
+toolchain=$root/target/package-test-toolchain
+rm -rf "$toolchain"
+cp -al "$sysroot" "$toolchain" 2>/dev/null || { rm -rf "$toolchain"; cp -a "$sysroot" "$toolchain"; }
+rm -rf "$toolchain/lib/rustlib/wasm32-wasip2"
+[[ $("$toolchain/bin/rustc" --print sysroot) -ef $toolchain ]] ||
+	{ say "the copied rustc does not use the copied sysroot"; exit 1; }
+echo 'fn main() {}' >"$work/probe.rs"
+if "$toolchain/bin/rustc" --target wasm32-wasip2 -o "$work/probe.wasm" "$work/probe.rs" 2>/dev/null; then
+	say "the toolchain copy still builds for wasm32-wasip2"; exit 1
+fi
+if rustup toolchain list 2>/dev/null | grep -q '^nightly' &&
+	! rustup +nightly target list --installed 2>/dev/null | grep -q wasm32-wasip2; then
+	say "(nightly lacks wasm32-wasip2 too, but installing with it would compile wasmtime again; the copy has the same compiler)"
+fi
+
+mkdir -p "$work/crate"
+for crate in "$packages"/crates/*.crate; do tar -xzf "$crate" -C "$work/crate"; done
+package=$(ls -d "$work"/crate/rustpad-mcp-[0-9]*)
+rules=$(ls -d "$work"/crate/rustpad-mcp-rules-[0-9]*)
+say "cargo install --path $package with a toolchain without wasm32-wasip2"
+# The workspace's release settings, so the install reuses the compiled dependencies in target/
+# (a user's `cargo install` compiles them once, the same way).
+(cd "$work/crate" && RUSTC=$toolchain/bin/rustc \
+	CARGO_PROFILE_RELEASE_STRIP=symbols \
+	CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_OPT_LEVEL=3 \
+	CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_CODEGEN_UNITS=16 \
+	cargo install --quiet --locked --path "$package" --root "$work/cargo" --target-dir "$root/target" \
+	--config "patch.crates-io.rustpad-mcp-rules.path='$rules'")
+
+# 3. ----------------------------------------------------------------------------------------
+say "wheel into a new virtual environment"
+python3 -m venv "$work/venv"
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index "$packages"/wheels/*.whl
+
+# 4. ----------------------------------------------------------------------------------------
+say "npm packages into an empty prefix"
+mkdir -p "$work/npm"
+(cd "$work/npm" && npm install --offline --no-audit --no-fund --loglevel=error \
+	"$root/$packages"/npm/*.tgz)
+
+# And the main package alone, as with --omit=optional: the launcher must say what is missing.
+mkdir -p "$work/npm-without-binary"
+(cd "$work/npm-without-binary" && npm install --offline --no-audit --no-fund --loglevel=error \
+	"$root/$packages"/npm/rustpad-mcp-sandboxed-[0-9]*.tgz)
+export RUSTPAD_MCP_NPM_WITHOUT_BINARY=$work/npm-without-binary
+
+RUSTPAD_MCP_INSTALLED=$(printf '{"cargo": {"command": ["%s"]}, "wheel": {"command": ["%s"]}, "npm": {"command": ["npx", "--no-install", "rustpad-mcp"], "cwd": "%s"}}' \
+	"$work/cargo/bin/rustpad-mcp" "$work/venv/bin/rustpad-mcp" "$work/npm")
+export RUSTPAD_MCP_INSTALLED
+target/pyenv/bin/python -m pytest -q tests/python/test_packages.py
