@@ -9,8 +9,8 @@
 // (`linux-x64`: process.platform and process.arch). The main package lists
 // every platform of platforms.json as an optional dependency of the same
 // version, which the crate's version sets (one version for every channel).
-// Releases put there the binary built for the platform's `release-target`
-// (static on Linux, so any libc will do).
+// Releases put there the binary built for the platform's `release-target`;
+// Linux packages say they need glibc, so npm skips them on musl systems.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -85,6 +85,7 @@ for (const pair of binaries) {
     description: `The rustpad-mcp binary for ${name}; install ${MAIN_PACKAGE}, which picks it`,
     os: [platform.os],
     cpu: [platform.cpu],
+    ...(platform.libc ? { libc: [platform.libc] } : {}),
     files: [`bin/${binaryName}`],
     preferUnplugged: true,
   }, [[binary, `bin/${binaryName}`, 0o755], ...documents]);

@@ -85,3 +85,32 @@ def test_npm_launcher_without_its_platform_package_says_what_is_missing():
     platform_package = f"@rustpad-mcp/sandboxed-{NODE_PLATFORM}"
     assert f"rustpad-mcp: {platform_package}, which carries this platform's binary, is not installed" in answer.stderr
     assert "--omit=optional" in answer.stderr
+
+
+@pytest.mark.parametrize("channel", CHANNELS)
+def test_installed_server_stops_on_a_bad_setting_as_the_binary_does(channel):
+    """What wraps the binary (the npm launcher, the wheel's script) passes its status and its
+    message on unchanged."""
+    installed = INSTALLED[channel]
+    env = minimal_env(RUSTPAD_URL="http://127.0.0.1:9", RUSTPAD_READ_ONLY="maybe")
+    answer = subprocess.run(
+        installed["command"],
+        cwd=installed.get("cwd"),
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert answer.returncode != 0
+    assert answer.stdout == ""
+    assert "RUSTPAD_READ_ONLY" in answer.stderr
+    reference = subprocess.run(
+        [str(ROOT / "target/release/rustpad-mcp")],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (answer.returncode, answer.stderr) == (reference.returncode, reference.stderr)

@@ -18,7 +18,12 @@ try {
   binary = path.join(path.dirname(require.resolve(`${platformPackage}/package.json`)), 'bin', binaryName);
 } catch {
   const built = Object.keys(manifest.optionalDependencies ?? {});
-  console.error(built.includes(platformPackage)
+  // The Linux binaries link glibc; npm skips their packages where the C library is another (musl).
+  const withoutGlibc = process.platform === 'linux' && !process.report?.getReport().header.glibcVersionRuntime;
+  console.error(withoutGlibc && built.includes(platformPackage)
+    ? 'rustpad-mcp: the Linux builds need glibc 2.28 or later, and this system has another C library ' +
+      '(Alpine\'s musl?); build it from source with: cargo install rustpad-mcp'
+    : built.includes(platformPackage)
     ? `rustpad-mcp: ${platformPackage}, which carries this platform's binary, is not installed: ` +
       'npm leaves it out when optional dependencies are omitted (--omit=optional); install again with them'
     : `rustpad-mcp: there is no build for ${process.platform}-${process.arch} (there are: ` +
@@ -37,6 +42,8 @@ child.on('error', (error) => {
 });
 child.on('exit', (code, signal) => {
   if (signal) {
+    // End the way the binary ended: without our forwarding handler, the signal's default action.
+    process.removeAllListeners(signal);
     process.kill(process.pid, signal);
   } else {
     process.exit(code ?? 1);
