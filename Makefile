@@ -10,7 +10,7 @@ PYENV     := target/pyenv
 WASMTIME  := target/wasmtime-cli/wasmtime_cli/wasmtime
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
-.PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance package package-test release-check release-archive
+.PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance package crate-component package-test release-check release-archive
 
 # ring (TLS inside the component for WebAssembly hosts) compiles C for wasm32, which needs clang;
 # CI runs as root and installs Debian's.
@@ -95,13 +95,18 @@ PACKAGES  := target/packages
 MATURIN   := $(PYENV)/bin/maturin
 NODE_PLATFORM = $(shell node -p "process.platform + '-' + process.arch")
 package: build $(MATURIN)
-	@rm -rf $(PACKAGES) && mkdir -p $(PACKAGES)/crates host/component
-	@cp $(COMPONENT) host/component/guest.wasm
-	@cd host/component && sha256sum guest.wasm > guest.wasm.sha256
+	@rm -rf $(PACKAGES) && mkdir -p $(PACKAGES)/crates
+	@$(MAKE) --no-print-directory crate-component
 	$(CARGO) package --quiet --locked --no-verify --allow-dirty -p rustpad-mcp-rules -p rustpad-mcp
 	@cp target/package/rustpad-mcp-rules-*.crate target/package/rustpad-mcp-[0-9]*.crate $(PACKAGES)/crates/
 	$(MATURIN) build --quiet --release --locked -m host/Cargo.toml --out $(PACKAGES)/wheels
 	node host/npm/pack.mjs $(PACKAGES)/npm $(NODE_PLATFORM)=target/release/rustpad-mcp
+
+# Puts target/wasm/rustpad-mcp.wasm where a published crate carries it, with its digest
+# (host/build.rs); the release workflow runs this with the release's component.
+crate-component:
+	@mkdir -p host/component && cp target/wasm/rustpad-mcp.wasm host/component/guest.wasm
+	@cd host/component && sha256sum guest.wasm > guest.wasm.sha256
 
 # The install puts its build in target/release (sharing the compiled dependencies), so the
 # repository's own binary is built again afterwards (a relink).
@@ -110,11 +115,12 @@ package-test: package $(PYENV)/.installed
 	@$(CARGO) build --release --locked -p rustpad-mcp >&2
 
 # The release tool, dist (cargo-dist), at the version Cargo.toml's [workspace.metadata.dist]
-# names; a debug build, which compiles in half the time and plans just as well.
+# names; a debug build without debug info, which compiles in 40 % of the time (1 min 41 s against
+# 4 min 22 s here) and plans just as well.
 DIST_VERSION := $(shell sed -n 's/^cargo-dist-version = "\(.*\)"/\1/p' Cargo.toml)
 DIST := target/tools/dist-$(DIST_VERSION)/bin/dist
 $(DIST):
-	$(CARGO) install --quiet --locked --debug cargo-dist --version $(DIST_VERSION) --root target/tools/dist-$(DIST_VERSION) --target-dir target/tools/build >&2
+	CARGO_PROFILE_DEV_DEBUG=0 $(CARGO) install --quiet --locked --debug cargo-dist --version $(DIST_VERSION) --root target/tools/dist-$(DIST_VERSION) --target-dir target/tools/build >&2
 
 # dist's own checks: the release plan holds, and .github/workflows/release.yml is what the
 # config in Cargo.toml generates (run by lint).
