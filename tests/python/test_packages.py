@@ -10,8 +10,6 @@ Rustpad, and carry the component packaging recorded.
 import hashlib
 import json
 import os
-import platform
-import sys
 import subprocess
 from pathlib import Path
 
@@ -27,10 +25,6 @@ pytestmark = [
     pytest.mark.skipif(not INSTALLED, reason="make package-test installs the packages and runs these"),
 ]
 CHANNELS = sorted(INSTALLED) or ["none"]
-# Node.js's name for this machine's platform, as the npm packages are named.
-NODE_PLATFORM = {"linux": "linux", "darwin": "darwin", "win32": "win32"}[sys.platform] + "-" + {
-    "x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "arm64": "arm64"
-}[platform.machine().lower()]
 
 
 @pytest.mark.parametrize("channel", CHANNELS)
@@ -82,7 +76,11 @@ def test_npm_launcher_without_its_platform_package_says_what_is_missing():
     )
     assert answer.returncode == 1
     assert answer.stdout == ""
-    platform_package = f"@rustpad-mcp/sandboxed-{NODE_PLATFORM}"
+    # Named as the launcher names it: Node.js's platform and architecture.
+    node_platform = subprocess.run(
+        ["node", "-p", "process.platform + '-' + process.arch"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    platform_package = f"@rustpad-mcp/sandboxed-{node_platform}"
     assert f"rustpad-mcp: {platform_package}, which carries this platform's binary, is not installed" in answer.stderr
     assert "--omit=optional" in answer.stderr
 
