@@ -100,14 +100,20 @@ impl<'a> Envelope<'a> {
             && (self.result.is_some() || self.error.is_some())
     }
 
-    /// The request whose cancellation this `notifications/cancelled` asks for.
+    /// The request whose cancellation this `notifications/cancelled` asks
+    /// for; none when the message does not say it unambiguously (a key
+    /// given twice anywhere in it: `rustpad_mcp_rules::json`).
     pub fn cancelled_request(&self) -> Option<String> {
         #[derive(Deserialize)]
         struct Cancelled {
             #[serde(rename = "requestId")]
             request_id: Value,
         }
-        let params: Cancelled = serde_json::from_str(self.params?.get()).ok()?;
+        let params = self.params?.get();
+        if self.ambiguous || rustpad_mcp_rules::json::repeated_key(params).is_some() {
+            return None;
+        }
+        let params: Cancelled = serde_json::from_str(params).ok()?;
         Some(key(&params.request_id))
     }
 

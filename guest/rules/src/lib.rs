@@ -6,6 +6,7 @@
 //! - [`status`]: the HTTP status a reply travels with on Streamable HTTP;
 //! - [`headers`]: the standard headers of Streamable HTTP, which must repeat
 //!   what the body says;
+//! - [`json`]: no object of a message may give a key twice;
 //! - [`egress`]: the one origin that may be reached;
 //! - [`websocket`]: the bounds and deadlines of a connection to Rustpad;
 //! - [`gate`]: who may call an HTTP transport, and how a refusal is answered;
@@ -17,6 +18,7 @@ pub mod codes;
 pub mod egress;
 pub mod gate;
 pub mod headers;
+pub mod json;
 pub mod loopback;
 pub mod post;
 pub mod status;

@@ -4,8 +4,7 @@
 use serde_json::{Map, Value};
 
 use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
-
-use super::answers;
+use rustpad_mcp_rules::json::repeated_key;
 
 pub(super) struct Request {
     pub id: Option<Value>,
@@ -14,8 +13,8 @@ pub(super) struct Request {
     /// The message escaped an unpaired UTF-16 surrogate (`"\ud800"`), which
     /// no Rust string can hold; it was read with U+FFFD in its place.
     pub lone_surrogates: bool,
-    /// `inputResponses` given twice or giving a key twice: no answer can be
-    /// read from it with certainty.
+    /// `inputResponses` giving a key twice somewhere: no answer can be read
+    /// from it with certainty (see `rustpad_mcp_rules::json`).
     pub ambiguous_answers: bool,
 }
 
@@ -59,16 +58,37 @@ pub(super) fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, Rp
             RpcError::new(PARSE_ERROR, "Parse error: the message is not valid JSON"),
         )
     };
-    let (value, lone_surrogates): (Value, bool) = match serde_json::from_str(message) {
-        Ok(value) => (value, false),
+    let (value, repeated, lone_surrogates) = match serde_json::from_str(message) {
+        Ok(value) => (value, repeated_key(message), false),
         Err(_) => {
             let repaired = replace_lone_surrogates(message).ok_or_else(not_json)?;
-            (
-                serde_json::from_str(&repaired).map_err(|_| not_json())?,
-                true,
-            )
+            let value: Value = serde_json::from_str(&repaired).map_err(|_| not_json())?;
+            (value, repeated_key(&repaired), true)
         }
     };
+    // One rule for every object of a message: a key given twice is not read
+    // either way. In an answer that is an answer nobody understood (the call
+    // ends with the pad unchanged); anywhere else the request is refused.
+    let ambiguous_answers = repeated
+        .as_ref()
+        .is_some_and(|r| r.concerns("params.inputResponses"));
+    if let Some(repeated) = repeated.filter(|_| !ambiguous_answers) {
+        let id = value
+            .get("id")
+            .filter(|id| id.is_string() || id.is_i64() || id.is_u64());
+        let id = id
+            .cloned()
+            .filter(|_| !repeated.at.is_empty() || repeated.key != "id");
+        return Err((
+            id,
+            RpcError::new(
+                INVALID_REQUEST,
+                format!(
+                    "Invalid request: {repeated}; a key given twice can be read either way, so the request is not carried out. Give each key once."
+                ),
+            ),
+        ));
+    }
     let Value::Object(mut object) = value else {
         return Err((
             None,
@@ -131,7 +151,7 @@ pub(super) fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, Rp
         method,
         params,
         lone_surrogates,
-        ambiguous_answers: answers::input_responses_are_ambiguous(message),
+        ambiguous_answers,
     }))
 }
 

@@ -16,9 +16,10 @@ use hyper::body::Incoming;
 use rustpad_mcp_rules::codes::{INVALID_REQUEST, PARSE_ERROR};
 use rustpad_mcp_rules::headers::{SESSION_ID, SessionUse, session_use};
 use rustpad_mcp_rules::post::{self, MAX_MESSAGE_BYTES};
+use rustpad_mcp_rules::status;
 use serde_json::Value;
 
-use super::replies::{busy, empty, plain, rpc_error, too_large, unknown_session};
+use super::replies::{busy, empty, json_response, plain, rpc_error, too_large, unknown_session};
 use super::sessions::Session;
 use super::{BODY_TIMEOUT, Body, Server, stream};
 use crate::call::{Launch, launch};
@@ -66,6 +67,22 @@ impl Server {
             );
         }
         if envelope.method.as_deref() == Some("notifications/cancelled") {
+            // Its headers must agree with its body as any message's must: the
+            // component checks them (and answers nothing when they do).
+            let negotiated = session.as_ref().map(|session| session.negotiated.as_str());
+            match self
+                .runtime
+                .handle(&text, Some(&headers), negotiated, Grants::default())
+                .await
+            {
+                Ok(reply) if reply.response.is_some() => {
+                    let code = status::of_reply(reply.error_code, session.is_some(), reply.busy);
+                    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
+                    return json_response(status, reply.response.unwrap_or_default());
+                }
+                Ok(_) => {}
+                Err(failure) => return plain(StatusCode::INTERNAL_SERVER_ERROR, &failure.0),
+            }
             if let (Some(session), Some(request)) = (&session, envelope.cancelled_request()) {
                 session.flights.cancel(&request);
             }
