@@ -8,7 +8,9 @@
 //! The bounds are the host's (`rustpad_mcp_rules::websocket`): message and
 //! frame sizes checked at the frame header, a capped write buffer, and a peer
 //! that stops reading while writes stay blocked cut off. Every wait is a
-//! `wasi:io` poll with a deadline, so no call waits longer than it asked.
+//! `wasi:io` poll with a deadline, so no call waits longer than it asked,
+//! and closing never waits for a peer that does not read (see [`Tcp`]'s
+//! `Drop`).
 //! `wss://` runs TLS inside the component (rustls with ring, the settings of
 //! `rustpad_mcp_rules::tls`), so no `wasi:tls` is needed.
 
@@ -33,7 +35,7 @@ use wasip2::sockets::network::{
     ErrorCode, IpAddress, IpAddressFamily, IpSocketAddress, Ipv4SocketAddress, Ipv6SocketAddress,
     Network,
 };
-use wasip2::sockets::tcp::TcpSocket;
+use wasip2::sockets::tcp::{ShutdownType, TcpSocket};
 use wasip2::sockets::{instance_network, ip_name_lookup, tcp_create_socket};
 
 /// One open connection.
@@ -100,7 +102,9 @@ impl Connection {
         let mut guard = self.socket.borrow_mut();
         let socket = guard.as_mut().ok_or("the connection is closed")?;
         match socket.write(Message::text(text)) {
+            // A frame the socket could not take at once is queued: the flush below sends it.
             Ok(()) => {}
+            Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {}
             Err(tungstenite::Error::WriteBufferFull(_)) => return Err(STOPPED_READING.into()),
             Err(error) => return Err(describe(error)),
         }
@@ -241,14 +245,44 @@ impl Write for Stream {
     }
 }
 
-/// A connected TCP socket as non-blocking `Read + Write`. The streams are
-/// children of the socket, so they are declared (and dropped) first.
+/// A connected TCP socket as non-blocking `Read + Write`. Its parts are
+/// `Some` until it is dropped (see `Drop`).
 struct Tcp {
-    input: InputStream,
-    output: OutputStream,
-    _socket: TcpSocket,
+    input: Option<InputStream>,
+    output: Option<OutputStream>,
+    socket: Option<TcpSocket>,
     /// The last write found no room: the peer has not yet taken what was sent.
     write_blocked: Cell<bool>,
+}
+
+/// Closing without waiting. wasmtime-wasi's TCP output stream, dropped, waits
+/// until every byte handed to it has reached the peer (wasmtime
+/// `crates/wasi/src/p2/tcp.rs`, `cancel`), which a Rustpad that stopped
+/// reading never lets happen, and nothing a component can call ends that
+/// wait (its `shutdown` waits behind the same write). So the socket is shut
+/// down first (which closes an idle output stream at once), the input
+/// stream dropped (that never waits), and the output stream and socket
+/// dropped only when no write is pending; otherwise they are left to the
+/// host, which frees them, write and all, with the instance. The streams
+/// are children of the socket, so they go first.
+impl Drop for Tcp {
+    fn drop(&mut self) {
+        let (Some(input), Some(output), Some(socket)) =
+            (self.input.take(), self.output.take(), self.socket.take())
+        else {
+            return;
+        };
+        let _ = socket.shutdown(ShutdownType::Both);
+        drop(input);
+        let idle = output.subscribe().ready();
+        if idle {
+            drop(output);
+            drop(socket);
+        } else {
+            std::mem::forget(output);
+            std::mem::forget(socket);
+        }
+    }
 }
 
 impl Tcp {
@@ -298,9 +332,9 @@ impl Tcp {
                 Ok((input, output)) => {
                     drop(watch);
                     return Ok(Tcp {
-                        input,
-                        output,
-                        _socket: socket,
+                        input: Some(input),
+                        output: Some(output),
+                        socket: Some(socket),
                         write_blocked: Cell::new(false),
                     });
                 }
@@ -317,16 +351,30 @@ impl Tcp {
     /// Waits until the socket may be readable (`read`) or writable (`write`),
     /// or the deadline passes; false when it passed.
     fn wait(&self, read: bool, write: bool, deadline: Instant) -> bool {
-        let readable = read.then(|| self.input.subscribe());
-        let writable = write.then(|| self.output.subscribe());
+        let readable = read.then(|| self.input().subscribe());
+        let writable = write.then(|| self.output().subscribe());
         let watched: Vec<&Pollable> = readable.iter().chain(writable.iter()).collect();
         wait_for(&watched, deadline)
     }
 }
 
+impl Tcp {
+    fn input(&self) -> &InputStream {
+        self.input
+            .as_ref()
+            .expect("a live socket has its input stream")
+    }
+
+    fn output(&self) -> &OutputStream {
+        self.output
+            .as_ref()
+            .expect("a live socket has its output stream")
+    }
+}
+
 impl Read for Tcp {
     fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        match self.input.read(buffer.len() as u64) {
+        match self.input().read(buffer.len() as u64) {
             Ok(bytes) if bytes.is_empty() && !buffer.is_empty() => {
                 Err(io::ErrorKind::WouldBlock.into())
             }
@@ -344,18 +392,18 @@ impl Read for Tcp {
 
 impl Write for Tcp {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        let permitted = self.output.check_write().map_err(stream_error)?;
+        let permitted = self.output().check_write().map_err(stream_error)?;
         self.write_blocked.set(permitted == 0);
         if permitted == 0 {
             return Err(io::ErrorKind::WouldBlock.into());
         }
         let taken = bytes.len().min(permitted as usize);
-        self.output.write(&bytes[..taken]).map_err(stream_error)?;
+        self.output().write(&bytes[..taken]).map_err(stream_error)?;
         Ok(taken)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.output.flush().map_err(stream_error)
+        self.output().flush().map_err(stream_error)
     }
 }
 
