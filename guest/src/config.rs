@@ -270,7 +270,7 @@ const MIN_SEAL_KEY_CHARS: usize = 32;
 fn parse_seal_key(raw: Option<&str>, notices: &mut Vec<String>) -> Result<Vec<u8>, String> {
     match raw.map(str::trim) {
         Some(key) if key.chars().count() >= MIN_SEAL_KEY_CHARS => Ok(key.as_bytes().to_vec()),
-        Some("") | None if !crate::grants::REMEMBERS => Err(format!(
+        Some("") | None if crate::grants::STATELESS => Err(format!(
             "rustpad-mcp: RUSTPAD_SEAL_KEY is not set. In a WebAssembly host every request runs in a fresh instance, so a key one request made up could not check the answer that comes back in the next: set RUSTPAD_SEAL_KEY to at least {MIN_SEAL_KEY_CHARS} characters (for example the output of `openssl rand -hex 32`)"
         )),
         Some("") | None => {

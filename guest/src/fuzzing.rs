@@ -47,8 +47,8 @@ pub fn dispatch(input: &[u8]) {
 /// and agree on the length and revision after each.
 pub fn server_frames(input: &[u8]) {
     let deadline = Instant::now() + Duration::from_secs(5);
-    let mut lengths = PadState::new("fuzz", Track::Length);
-    let mut text = PadState::new("fuzz", Track::Text);
+    let mut lengths = PadState::new("fuzz", Track::LENGTH);
+    let mut text = PadState::new("fuzz", Track::TEXT);
     for frame in String::from_utf8_lossy(input).lines() {
         let fast = lengths
             .absorb(frame, deadline)
@@ -72,7 +72,7 @@ pub fn server_frames(input: &[u8]) {
 }
 
 /// What an event says about the fold, comparable across sessions.
-fn fold_summary(event: &crate::rustpad::socket::Event) -> Option<Option<u64>> {
+fn fold_summary(event: &crate::rustpad::socket::Event) -> Option<u64> {
     match event {
         crate::rustpad::socket::Event::History { ours } => Some(*ours),
         _ => None,
@@ -115,7 +115,7 @@ pub fn fold_lengths(input: &[u8]) {
         let start = Lengths {
             length: 0,
             revision: 0,
-            ours: None,
+            ours: 0,
         };
         let fast = fold::fold_lengths(entries, start, skip, Some(ME), deadline, 4096);
         let full = full_fold(entries, skip as usize, ME);
@@ -131,12 +131,12 @@ pub fn fold_lengths(input: &[u8]) {
 fn full_fold(entries: &str, skip: usize, me: u64) -> Option<Lengths> {
     let entries: Vec<UserOperation> = serde_json::from_str(entries).ok()?;
     let mut document = Document::lengths_only();
-    let (mut revision, mut ours) = (0, None);
+    let (mut revision, mut ours) = (0, 0);
     for entry in entries.iter().skip(skip) {
         document.apply(&entry.operation).ok()?;
         revision += 1;
         if entry.id == me {
-            ours = Some(revision);
+            ours += 1;
         }
     }
     Some(Lengths {

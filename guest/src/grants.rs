@@ -4,17 +4,17 @@
 //!
 //! - for rustpad-mcp's own host, they are the imports of the `server` world:
 //!   a socket to Rustpad through the host's egress policy, questions pushed to
-//!   the client mid-call, and records (spent ids, tallies, call places) that
+//!   the client mid-call, and records (a tally of removals, call places) that
 //!   outlive one request;
 //! - for a WebAssembly host (`wasi-http`), nothing outlives a request and
 //!   nothing can be pushed to the client: the socket is the component's own
-//!   (over `wasi:sockets`), approvals can be replayed within their lifetime,
-//!   and the removal rule counts only the call at hand.
+//!   (over `wasi:sockets`), and the guard's rules rest on the pad's history
+//!   alone, which holds there as everywhere (see `guard`).
 
 #[cfg(not(feature = "wasi-http"))]
-pub use crate::bindings::rustpad::mcp::{calls, elicitation, single_use, tally, websocket};
+pub use crate::bindings::rustpad::mcp::{calls, elicitation, tally, websocket};
 #[cfg(feature = "wasi-http")]
-pub use crate::wasi_http::stateless::{calls, elicitation, single_use, tally};
+pub use crate::wasi_http::stateless::{calls, elicitation, tally};
 #[cfg(feature = "wasi-http")]
 pub use crate::wasi_http::websocket;
 
@@ -22,9 +22,10 @@ pub use crate::wasi_http::websocket;
 /// call (`elicitation/create` on the client's connection).
 pub const PUSHES_QUESTIONS: bool = cfg!(not(feature = "wasi-http"));
 
-/// Records outlive a request: a spent token or question state stays spent,
-/// and the removal rule adds up what several calls removed.
-pub const REMEMBERS: bool = cfg!(not(feature = "wasi-http"));
+/// Every request runs in a fresh instance of a host that keeps nothing
+/// between requests: no key made up by one request could check an answer
+/// that comes back in the next, and no host tally adds to the removal rule.
+pub const STATELESS: bool = cfg!(feature = "wasi-http");
 
 /// HTTP requests to Rustpad go through a host that is not ours, which checks
 /// certificates its own way: `RUSTPAD_INSECURE_TLS` cannot reach them.

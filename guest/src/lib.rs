@@ -35,7 +35,7 @@ pub mod tools;
 #[cfg(feature = "wasi-http")]
 mod wasi_http;
 
-pub use grants::{calls, elicitation, single_use, tally, websocket};
+pub use grants::{calls, elicitation, tally, websocket};
 
 // Generated glue: `unsafe` for the canonical ABI, and as many arguments as the
 // WIT signatures flatten to.

@@ -19,7 +19,6 @@ mod outbox;
 mod questions;
 mod runtime;
 mod settings;
-mod single_use;
 mod stdio;
 mod tally;
 mod user_state;
@@ -72,6 +71,8 @@ Environment:
                          a call past it is refused
   RUSTPAD_MCP_MAX_CALLS  tool calls served at once on stdio (default 16);
                          more are refused until one finishes
+  RUSTPAD_MCP_TALLY_PADS pads whose recent removals this process counts
+                         (default 100000); past it every removal asks
 
 With --http:
   RUSTPAD_MCP_HTTP_TOKEN    bearer token every request must carry (32+ characters);
@@ -215,20 +216,18 @@ async fn check_connection(runtime: &Runtime) -> ExitCode {
 fn load_file(
     path: &std::path::Path,
     env: Vec<(String, String)>,
-    spent: single_use::SpentIds,
-    memory_mib: usize,
+    limits: &settings::Limits,
 ) -> anyhow::Result<Runtime> {
     let wasm =
         std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    Runtime::load_bytes(&wasm, env, spent, memory_mib)
+    Runtime::load_bytes(&wasm, env, limits)
 }
 
 #[cfg(not(feature = "compiler"))]
 fn load_file(
     _: &std::path::Path,
     _: Vec<(String, String)>,
-    _: single_use::SpentIds,
-    _: usize,
+    _: &settings::Limits,
 ) -> anyhow::Result<Runtime> {
     anyhow::bail!(
         "--component needs a build that can compile components; this one only runs the component it carries. Build with the compiler: cargo install rustpad-mcp --features compiler"
@@ -267,8 +266,8 @@ async fn run(
     };
     let env = component_env(&seal);
     let loaded = match &component {
-        None => Runtime::load(env, seal.spent, limits.memory_mib),
-        Some(path) => load_file(path, env, seal.spent, limits.memory_mib),
+        None => Runtime::load(env, &limits),
+        Some(path) => load_file(path, env, &limits),
     };
     let mut runtime = match loaded {
         Ok(runtime) => runtime,

@@ -11,9 +11,11 @@ pub const TRACE: &str = "RUSTPAD_MCP_TRACE";
 pub const MAX_CALLS: &str = "RUSTPAD_MCP_MAX_CALLS";
 /// MiB that all running calls may hold together, on either transport.
 pub const MAX_MEMORY: &str = "RUSTPAD_MCP_MAX_MEMORY";
+/// Pads whose recent removals the tally keeps (see `tally`).
+pub const TALLY_PADS: &str = "RUSTPAD_MCP_TALLY_PADS";
 
 /// The host's settings besides those of `--http`.
-const GENERAL: [&str; 4] = [CACHE_DIR, TRACE, MAX_CALLS, MAX_MEMORY];
+const GENERAL: [&str; 5] = [CACHE_DIR, TRACE, MAX_CALLS, MAX_MEMORY, TALLY_PADS];
 /// Settings that do nothing with `--http`, and what takes their place there.
 const STDIO_ONLY: [(&str, &str); 1] = [(MAX_CALLS, "RUSTPAD_MCP_HTTP_MAX_CALLS")];
 
@@ -23,6 +25,8 @@ const DEFAULT_MAX_MEMORY_MIB: usize = 2048;
 const MIN_MAX_MEMORY_MIB: usize = 64;
 const MAX_MAX_MEMORY_MIB: usize = 1 << 20;
 const MAX_MAX_CALLS: usize = 100_000;
+const DEFAULT_TALLY_PADS: usize = 100_000;
+const MAX_TALLY_PADS: usize = 10_000_000;
 
 /// How much the host lets running calls take, on either transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +35,8 @@ pub struct Limits {
     pub stdio_calls: usize,
     /// MiB all running calls may hold together.
     pub memory_mib: usize,
+    /// Pads the removal tally keeps at once.
+    pub tally_pads: usize,
 }
 
 impl Limits {
@@ -43,6 +49,7 @@ impl Limits {
                 DEFAULT_MAX_MEMORY_MIB,
                 MIN_MAX_MEMORY_MIB..=MAX_MAX_MEMORY_MIB,
             )?,
+            tally_pads: whole_number(&lookup, TALLY_PADS, DEFAULT_TALLY_PADS, 1..=MAX_TALLY_PADS)?,
         })
     }
 }
@@ -147,7 +154,8 @@ mod tests {
             limits(&[]).unwrap(),
             Limits {
                 stdio_calls: DEFAULT_MAX_CALLS,
-                memory_mib: DEFAULT_MAX_MEMORY_MIB
+                memory_mib: DEFAULT_MAX_MEMORY_MIB,
+                tally_pads: DEFAULT_TALLY_PADS,
             }
         );
         assert_eq!(limits(&[(MAX_MEMORY, " 80 ")]).unwrap().memory_mib, 80);
@@ -160,5 +168,7 @@ mod tests {
         }
         assert!(limits(&[(MAX_CALLS, "0")]).is_err());
         assert_eq!(limits(&[(MAX_CALLS, "2")]).unwrap().stdio_calls, 2);
+        assert!(limits(&[(TALLY_PADS, "0")]).is_err());
+        assert_eq!(limits(&[(TALLY_PADS, "3")]).unwrap().tally_pads, 3);
     }
 }

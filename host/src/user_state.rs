@@ -1,29 +1,30 @@
-//! What a stdio server keeps per user, beside nothing else: the seal key and
-//! the ids it has spent, in the user's state directory.
+//! What a stdio server keeps per user: the seal key, in the user's state
+//! directory.
 //!
 //! Some clients start a server for every tool call. A key random per process
 //! would make every two-call token "not from this server", so on stdio the
-//! key is created once per user and reused; the record of spent tokens and
-//! question states lives beside it, so that one still works once across
-//! processes. Both files are the user's alone (mode 0600 in a 0700
-//! directory), and the key is published atomically without ever replacing
-//! one another process wrote first.
+//! key is created once per user and reused (an approval still works once:
+//! the pad's history shows its first use, whichever process made it).
+//!
+//! The key decides which approvals verify, so nothing found there is taken
+//! on trust: the directory must be the user's own and private (0700), the
+//! key file a regular file of the user's own, private (0600), read through
+//! the directory it was checked in and never through a symbolic link. Any
+//! other finding is refused with a notice naming the path, and the process
+//! signs with a key of its own. A new key is published atomically, never
+//! replacing one another process wrote first.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-use crate::single_use::SpentIds;
 
 /// The state directory's name under the platform's per-user state root.
 const APP: &str = "rustpad-mcp";
 const KEY_FILE: &str = "seal-key";
-const SPENT_FILE: &str = "spent-ids";
 /// Bytes of randomness in a key (written as hex).
 const KEY_BYTES: usize = 32;
-/// More live ids than any honest use produces; past it, spends fail closed.
-pub const MAX_LIVE_IDS: usize = 100_000;
+/// More than a key file written by this server holds.
+const MAX_KEY_FILE_BYTES: usize = 4096;
 
 /// Where this user's state lives: `$XDG_STATE_HOME/rustpad-mcp`, else the
 /// platform's place for it (`~/.local/state`, `~/Library/Application
@@ -66,12 +67,10 @@ impl Scope {
     }
 }
 
-/// The key a server signs with, where its spent ids are kept, and what to
-/// tell the operator about it.
+/// The key a server signs with, and what to tell the operator about it.
 pub struct Seal {
     pub key: String,
     pub scope: Scope,
-    pub spent: SpentIds,
     pub notice: Option<String>,
 }
 
@@ -86,22 +85,20 @@ pub fn seal(
         return Ok(Seal {
             key,
             scope: Scope::Operator,
-            spent: SpentIds::default(),
             notice: None,
         });
     }
     let mut notice = None;
     if !serving_http {
         let stored = match directory(lookup) {
-            Some(dir) => seal_key(&dir).map(|key| (key, dir)),
+            Some(dir) => seal_key(&dir),
             None => Err("no home directory is set (HOME, XDG_STATE_HOME or LOCALAPPDATA)".into()),
         };
         match stored {
-            Ok((key, dir)) => {
+            Ok(key) => {
                 return Ok(Seal {
                     key,
                     scope: Scope::User,
-                    spent: SpentIds::Shared(SpentFile::beside_key(&dir)),
                     notice: None,
                 });
             }
@@ -112,58 +109,58 @@ pub fn seal(
             }
         }
     }
-    let mut bytes = [0u8; KEY_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for the seal key: {e}"))?;
     Ok(Seal {
-        key: bytes.iter().map(|b| format!("{b:02x}")).collect(),
+        key: random_key()?,
         scope: Scope::Process,
-        spent: SpentIds::default(),
         notice,
     })
+}
+
+fn random_key() -> Result<String, String> {
+    let mut bytes = [0u8; KEY_BYTES];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for a key: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// The user's key, created on first use. An error says why it cannot be
 /// used, in words for the startup notice.
 pub fn seal_key(directory: &Path) -> Result<String, String> {
-    let path = directory.join(KEY_FILE);
-    match read_key(&path) {
-        Ok(Some(key)) => return Ok(key),
-        Ok(None) => {}
-        Err(problem) => return Err(problem),
-    }
     create_private_directory(directory)?;
-    let mut bytes = [0u8; KEY_BYTES];
-    getrandom::fill(&mut bytes).map_err(|e| format!("no randomness for a key: {e}"))?;
-    let key: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    let checked = private::Directory::open(directory)?;
+    if let Some(key) = checked.read_key(KEY_FILE)? {
+        return Ok(key);
+    }
     let mut file = tempfile::Builder::new()
         .prefix(".seal-key-")
         .tempfile_in(directory)
         .map_err(|e| format!("cannot write in {}: {e}", directory.display()))?;
-    writeln!(file, "{key}")
+    writeln!(file, "{}", random_key()?)
         .and_then(|()| file.as_file().sync_all())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    match file.persist_noclobber(&path) {
-        Ok(_) => Ok(key),
+        .map_err(|e| format!("cannot write {}: {e}", directory.join(KEY_FILE).display()))?;
+    match file.persist_noclobber(directory.join(KEY_FILE)) {
+        Ok(_) => {}
         // Another process published its key first: that one is the user's key.
-        Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
-            read_key(&path)?.ok_or_else(|| format!("{} vanished while it was read", path.display()))
+        Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(error) => {
+            return Err(format!(
+                "cannot create {}: {}",
+                directory.join(KEY_FILE).display(),
+                error.error
+            ));
         }
-        Err(error) => Err(format!("cannot create {}: {}", path.display(), error.error)),
     }
+    // Whatever was published, the key in use is the one read through the
+    // directory that was checked.
+    checked.read_key(KEY_FILE)?.ok_or_else(|| {
+        format!(
+            "{} vanished while it was read",
+            directory.join(KEY_FILE).display()
+        )
+    })
 }
 
-/// The key in `path`; None when there is none yet.
-fn read_key(path: &Path) -> Result<Option<String>, String> {
-    let file = match File::open(path) {
-        Ok(file) => file,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(format!("cannot read {}: {error}", path.display())),
-    };
-    check_private(&file, path)?;
-    let mut text = String::new();
-    file.take(4096)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+/// What a key file must hold: the hex this server writes.
+fn key_in(text: &str, path: &Path) -> Result<String, String> {
     let key = text.trim();
     if key.len() < 2 * KEY_BYTES || !key.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(format!(
@@ -171,29 +168,7 @@ fn read_key(path: &Path) -> Result<Option<String>, String> {
             path.display()
         ));
     }
-    Ok(Some(key.to_string()))
-}
-
-/// Refuses a file that other users could read: a key they could read is
-/// not the user's alone.
-#[cfg(unix)]
-fn check_private(file: &File, path: &Path) -> Result<(), String> {
-    use std::os::unix::fs::MetadataExt;
-    let metadata = file
-        .metadata()
-        .map_err(|e| format!("cannot inspect {}: {e}", path.display()))?;
-    if metadata.mode() & 0o077 != 0 {
-        return Err(format!(
-            "{} can be read by other users; make it the owner's alone (chmod 600) or remove it",
-            path.display()
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(not(unix))]
-fn check_private(_: &File, _: &Path) -> Result<(), String> {
-    Ok(())
+    Ok(key.to_string())
 }
 
 fn create_private_directory(directory: &Path) -> Result<(), String> {
@@ -206,76 +181,136 @@ fn create_private_directory(directory: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot create {}: {e}", directory.display()))
 }
 
-/// The ids spent by every process of this user: one line `<expiry> <id>`
-/// each, read and written under an exclusive lock on the file.
-pub struct SpentFile {
-    path: PathBuf,
-}
+#[cfg(unix)]
+mod private {
+    //! The checks, with the descriptors they were made on.
 
-impl SpentFile {
-    /// The record beside the key in `directory`, which exists by now.
-    pub fn beside_key(directory: &Path) -> SpentFile {
-        SpentFile {
-            path: directory.join(SPENT_FILE),
-        }
+    use std::io::Read;
+    use std::os::fd::OwnedFd;
+    use std::path::{Path, PathBuf};
+
+    use rustix::fs::{FileType, Mode, OFlags, fstat, open, openat};
+    use rustix::io::Errno;
+
+    use super::{MAX_KEY_FILE_BYTES, key_in};
+
+    /// A directory checked to be the user's own and private.
+    pub struct Directory {
+        fd: OwnedFd,
+        path: PathBuf,
     }
 
-    /// True the first time `id` is spent within `ttl`, by any process of
-    /// this user; false while it is spent, and false (closed) when the
-    /// record cannot be read or written.
-    pub fn spend(&self, id: &str, ttl: Duration) -> bool {
-        self.try_spend(id, ttl).unwrap_or_else(|error| {
-            eprintln!(
-                "rustpad-mcp: cannot use {}: {error}; the approval is refused",
-                self.path.display()
-            );
-            false
-        })
-    }
-
-    fn try_spend(&self, id: &str, ttl: Duration) -> std::io::Result<bool> {
-        let mut options = OpenOptions::new();
-        options.read(true).write(true).create(true).truncate(false);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut file = options.open(&self.path)?;
-        file.lock()?;
-        let now = seconds(SystemTime::now());
-        let mut text = String::new();
-        file.read_to_string(&mut text)?;
-        let live: Vec<(u64, &str)> = text
-            .lines()
-            .filter_map(|line| {
-                let (expiry, spent) = line.split_once(' ')?;
-                Some((expiry.parse().ok()?, spent))
+    impl Directory {
+        pub fn open(path: &Path) -> Result<Directory, String> {
+            let fd = open(
+                path,
+                OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+                Mode::empty(),
+            )
+            .map_err(|errno| match errno {
+                Errno::LOOP | Errno::NOTDIR => format!(
+                    "{} is not a directory of its own (a symbolic link or a file); remove it to have a new one made",
+                    path.display()
+                ),
+                errno => format!("cannot open {}: {errno}", path.display()),
+            })?;
+            owned_and_private(&fd, path, FileType::Directory, "chmod 700")?;
+            Ok(Directory {
+                fd,
+                path: path.to_path_buf(),
             })
-            .filter(|(expiry, _)| *expiry > now)
-            .collect();
-        if live.iter().any(|(_, spent)| *spent == id) || live.len() >= MAX_LIVE_IDS {
-            return Ok(false);
         }
-        let expiry = now + ttl.as_secs();
-        // Expired lines are dropped whenever they are most of the file.
-        if live.len() * 2 < text.lines().count() {
-            let mut kept = String::new();
-            for (at, spent) in &live {
-                kept.push_str(&format!("{at} {spent}\n"));
-            }
-            kept.push_str(&format!("{expiry} {id}\n"));
-            file.set_len(0)?;
-            file.seek(SeekFrom::Start(0))?;
-            file.write_all(kept.as_bytes())?;
-        } else {
-            file.seek(SeekFrom::End(0))?;
-            file.write_all(format!("{expiry} {id}\n").as_bytes())?;
+
+        /// The key in `name`; None when there is none yet.
+        pub fn read_key(&self, name: &str) -> Result<Option<String>, String> {
+            let path = self.path.join(name);
+            // Non-blocking, so that a FIFO put in its place cannot hold the
+            // open; it is then refused as not a regular file.
+            let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+            let fd = match openat(&self.fd, name, flags, Mode::empty()) {
+                Ok(fd) => fd,
+                Err(Errno::NOENT) => return Ok(None),
+                Err(Errno::LOOP) => {
+                    return Err(format!(
+                        "{} is a symbolic link; remove it to have a new key made",
+                        path.display()
+                    ));
+                }
+                Err(errno) => return Err(format!("cannot read {}: {errno}", path.display())),
+            };
+            owned_and_private(&fd, &path, FileType::RegularFile, "chmod 600")?;
+            let mut text = String::new();
+            std::fs::File::from(fd)
+                .take(MAX_KEY_FILE_BYTES as u64)
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            key_in(&text, &path).map(Some)
         }
-        file.sync_data()?;
-        Ok(true)
+    }
+
+    /// Refuses what another user owns or could read or change, and anything
+    /// but `kind`.
+    fn owned_and_private(
+        fd: &OwnedFd,
+        path: &Path,
+        kind: FileType,
+        fix: &str,
+    ) -> Result<(), String> {
+        let stat = fstat(fd).map_err(|e| format!("cannot inspect {}: {e}", path.display()))?;
+        if FileType::from_raw_mode(stat.st_mode) != kind {
+            let what = if kind == FileType::Directory {
+                "a directory"
+            } else {
+                "a regular file"
+            };
+            return Err(format!(
+                "{} is not {what}; remove it to have a new one made",
+                path.display()
+            ));
+        }
+        if stat.st_uid != rustix::process::geteuid().as_raw() {
+            return Err(format!(
+                "{} belongs to another user; remove it to have a new one made",
+                path.display()
+            ));
+        }
+        if stat.st_mode & 0o077 != 0 {
+            return Err(format!(
+                "{} can be read or changed by other users; make it the owner's alone ({fix}) or remove it",
+                path.display()
+            ));
+        }
+        Ok(())
     }
 }
 
-fn seconds(time: SystemTime) -> u64 {
-    time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+#[cfg(not(unix))]
+mod private {
+    //! Elsewhere the platform's per-user directory is trusted as it is.
+
+    use std::path::{Path, PathBuf};
+
+    use super::{MAX_KEY_FILE_BYTES, key_in};
+
+    pub struct Directory(PathBuf);
+
+    impl Directory {
+        pub fn open(path: &Path) -> Result<Directory, String> {
+            Ok(Directory(path.to_path_buf()))
+        }
+
+        pub fn read_key(&self, name: &str) -> Result<Option<String>, String> {
+            let path = self.0.join(name);
+            match std::fs::read(&path) {
+                Ok(bytes) if bytes.len() <= MAX_KEY_FILE_BYTES => {
+                    key_in(&String::from_utf8_lossy(&bytes), &path).map(Some)
+                }
+                Ok(_) => key_in("", &path).map(Some),
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(error) => Err(format!("cannot read {}: {error}", path.display())),
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -307,17 +342,41 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
+    #[cfg(unix)]
     #[test]
-    fn an_id_is_spent_once_across_readers_of_the_file() {
-        let dir = scratch("spent");
-        create_private_directory(&dir).unwrap();
-        let (one, other) = (SpentFile::beside_key(&dir), SpentFile::beside_key(&dir));
-        let minute = Duration::from_secs(60);
-        assert!(one.spend("a", minute));
-        assert!(!other.spend("a", minute));
-        assert!(other.spend("b", Duration::ZERO));
-        assert!(one.spend("b", minute));
+    fn links_fifos_and_open_directories_are_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("refused");
+        seal_key(&dir).unwrap();
+        // A key file that is a link to another file.
+        let elsewhere = scratch("elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::rename(dir.join(KEY_FILE), elsewhere.join("planted")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("planted"), dir.join(KEY_FILE)).unwrap();
+        assert!(seal_key(&dir).unwrap_err().contains("symbolic link"));
+        fs::remove_file(dir.join(KEY_FILE)).unwrap();
+        // A FIFO: refused at once, not waited on.
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.join(KEY_FILE))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        fs::set_permissions(dir.join(KEY_FILE), fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(seal_key(&dir).unwrap_err().contains("not a regular file"));
+        fs::remove_file(dir.join(KEY_FILE)).unwrap();
+        // A directory others may write in.
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(seal_key(&dir).unwrap_err().contains("chmod 700"));
         fs::remove_dir_all(&dir).unwrap();
+        // The state directory itself a link.
+        std::os::unix::fs::symlink(&elsewhere, &dir).unwrap();
+        assert!(
+            seal_key(&dir)
+                .unwrap_err()
+                .contains("not a directory of its own")
+        );
+        fs::remove_file(&dir).unwrap();
+        fs::remove_dir_all(&elsewhere).unwrap();
     }
 
     #[test]

@@ -457,7 +457,8 @@ async fn a_person_typing_between_read_and_edit_never_moves_the_edit_or_loses_a_k
                 );
             }
         }
-        let revision = 1 + theirs.len() as u64 + 1;
+        // The seed, the person's edits, this server's mark and its edit.
+        let revision = 1 + theirs.len() as u64 + 2;
         assert_eq!(result["revision"], json!(revision), "{context}");
         let lines = actual.split('\n').count() as u64;
         for range in result["edits"].as_array().unwrap() {

@@ -11,7 +11,7 @@ mod common;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use common::{Server, seed};
+use common::{Server, seed, set_by_person};
 use hmac::{Hmac, Mac};
 use rustpad_test_server::{ServerOptions, TestServer};
 use serde_json::{Value, json};
@@ -141,7 +141,7 @@ async fn tampered_and_foreign_states_ask_afresh() {
 
 /// Re-seals a real state with another expiry, as a holder of the key could.
 fn reseal_with_expiry(state: &str, expires: u64) -> String {
-    let (payload, _) = state.strip_prefix("v1.").unwrap().split_once('.').unwrap();
+    let (payload, _) = state.strip_prefix("v2.").unwrap().split_once('.').unwrap();
     let mut fields: Value =
         serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
     fields["e"] = json!(expires);
@@ -151,7 +151,7 @@ fn reseal_with_expiry(state: &str, expires: u64) -> String {
     mac.update(&(payload.len() as u64).to_be_bytes());
     mac.update(payload.as_bytes());
     format!(
-        "v1.{payload}.{}",
+        "v2.{payload}.{}",
         URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
     )
 }
@@ -288,7 +288,7 @@ async fn tokens_work_once_and_only_for_their_own_call() {
     arguments["confirm_token"] = json!(token);
     let done = session.call("replace_in_document", arguments.clone(), json!({}));
     assert!(text(&done).starts_with("Replaced 2 occurrences"), "{done}");
-    seed(&rustpad, "one", "a b a b");
+    set_by_person(&rustpad, "one", "a b a b").await;
     let reused = session.call("replace_in_document", arguments, json!({}));
     assert!(text(&reused).contains("already used"), "{reused}");
     assert_eq!(rustpad.text("two"), "a b a b");
@@ -299,7 +299,8 @@ async fn an_expired_token_is_refused_with_the_reason() {
     let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
     seed(&rustpad, "old", "content");
     let mut session = Session::start(&rustpad, &[("ELICITATION", "false")]);
-    // Pins the token format: nonce(8) ‖ expiry(4, Unix seconds) ‖ HMAC(16), hex.
+    // Pins the token format: revision(4) ‖ connection(8) ‖ expiry(4, Unix seconds) ‖ HMAC(16),
+    // hex, over the arguments, the pad's state at that revision and the base naming its text.
     let digest = |parts: Value| -> String {
         Sha256::digest(parts.to_string().as_bytes())
             .iter()
@@ -314,18 +315,20 @@ async fn an_expired_token_is_refused_with_the_reason() {
             .to_string()
     };
     let arguments = digest(json!(["set_document", "old", fingerprint("new")]));
-    let binding = digest(json!([arguments, fingerprint("content")]));
-    let nonce = [9u8; 8];
+    let base = format!("r1.{}", fingerprint("content"));
+    let binding = digest(json!([arguments, fingerprint("content"), base]));
+    let (revision, connection) = (1u32.to_be_bytes(), 0u64.to_be_bytes());
     let expiry = 1_000_000u32.to_be_bytes();
     let mut mac = Hmac::<Sha256>::new_from_slice(KEY.as_bytes()).unwrap();
     mac.update(b"token\0");
-    for part in [binding.as_bytes(), &nonce, &expiry] {
+    for part in [binding.as_bytes(), &revision, &connection, &expiry] {
         mac.update(&(part.len() as u64).to_be_bytes());
         mac.update(part);
     }
     let tag = mac.finalize().into_bytes();
-    let token: String = nonce
+    let token: String = revision
         .iter()
+        .chain(&connection)
         .chain(&expiry)
         .chain(&tag[..16])
         .map(|b| format!("{b:02x}"))

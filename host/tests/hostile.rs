@@ -32,16 +32,18 @@ fn peak_rss_kib(pid: u32) -> u64 {
         .expect("/proc/PID/status has VmHWM")
 }
 
-/// The frames a client sent on `pad` that are edits.
+/// The frames a client sent on `pad` that are edits changing the text (each
+/// write of rustpad-mcp first sends its mark, an edit that keeps it all).
 fn edits(rustpad: &TestServer, pad: &str) -> Vec<String> {
     rustpad
         .received(pad)
         .into_iter()
         .filter(|frame| {
-            serde_json::from_str::<Value>(frame)
-                .ok()
-                .and_then(|v| v.as_object().map(|o| o.contains_key("Edit")))
-                .unwrap_or(false)
+            let frame: Value = serde_json::from_str(frame).unwrap_or_default();
+            let keeps_all = |parts: &Vec<Value>| parts.iter().all(Value::is_u64);
+            frame["Edit"]["operation"]
+                .as_array()
+                .is_some_and(|parts| !keeps_all(parts))
         })
         .collect()
 }

@@ -235,6 +235,18 @@ class RustpadServer:
             )
         return json.loads(done.stdout)
 
+    def set_by_person(self, pad: str, text: str, name: str = "person") -> dict[str, Any]:
+        """Makes the pad's text `text` in one edit (of what lies between the ends old and new
+        share), as a person who then leaves would: unlike `seed`, the pad's history keeps what
+        it held before. Returns {"identity", "text"}."""
+        command = [str(TEST_SERVER_BIN), "set", "--url", self.socket_url(pad), "--name", name]
+        done = subprocess.run(
+            command, input=text.encode(), capture_output=True, timeout=HANG_GUARD_SECONDS
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"set failed ({done.returncode}): {done.stderr.decode(errors='replace')}")
+        return json.loads(done.stdout)
+
     @contextmanager
     def staying(self, pad: str, **options: Any) -> Iterator[dict[str, Any]]:
         """Runs the typist CLI with --stay: yields its report once it has typed and settled, while
@@ -274,6 +286,30 @@ def client_info_named(name: str):
         )
 
     return matches
+
+
+def changes_nothing(operation: list[Any]) -> bool:
+    """An operation that keeps the whole text: what rustpad-mcp's marks are."""
+    return all(isinstance(part, int) and part >= 0 for part in operation)
+
+
+def edits(rustpad: RustpadServer, pad: str) -> list[dict]:
+    """The Edit frames a client sent to `pad` that change its text (each write of rustpad-mcp
+    first sends its mark, edits that keep the whole text: see `marks`)."""
+    return [
+        frame["Edit"]
+        for frame in rustpad.log(pad)
+        if "Edit" in frame and not changes_nothing(frame["Edit"]["operation"])
+    ]
+
+
+def marks(rustpad: RustpadServer, pad: str) -> list[dict]:
+    """The Edit frames sent to `pad` that keep the whole text."""
+    return [
+        frame["Edit"]
+        for frame in rustpad.log(pad)
+        if "Edit" in frame and changes_nothing(frame["Edit"]["operation"])
+    ]
 
 
 def frame_kinds(frames: list[Any]) -> list[str]:

@@ -24,7 +24,7 @@ from test_http import LegacySession, exchange, http_client, http_server, modern_
 
 pytestmark = pytest.mark.anyio
 
-TOKEN = re.compile(r'confirm_token="([0-9a-f]{56})"')
+TOKEN = re.compile(r'confirm_token="([0-9a-f]{64})"')
 
 
 def set_document(pad: str, **extra: Any) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from conftest import (
     INITIALIZED,
     RustpadServer,
     call,
+    edits,
     failed,
     mcp_client,
     minimal_env,
@@ -49,7 +50,7 @@ ELICITATION_OFF_LINE = (
 )
 CALLER_VALUES_HEADING = "Values below are supplied by the caller, not by this server:"
 TWICE = "only that the call was made twice with the same arguments"
-TOKEN = re.compile(r'confirm_token="([0-9a-f]{56})"')
+TOKEN = re.compile(r'confirm_token="([0-9a-f]{64})"')
 
 MARKER = "SECRET-MARKER-1234"
 
@@ -119,10 +120,6 @@ def not_confirmed(result, pad: str, answer: str) -> None:
     assert failed(result) == (
         f'rustpad-mcp: not confirmed ({REFUSALS[answer]}). Pad "{pad}" was not changed.'
     )
-
-
-def edits(rustpad: RustpadServer, pad: str) -> list[Any]:
-    return [frame["Edit"] for frame in rustpad.log(pad) if "Edit" in frame]
 
 
 def token_in(text: str) -> str:
@@ -382,7 +379,7 @@ async def test_a_token_is_ignored_when_the_client_can_be_asked(rustpad, pad, era
                 "search": "a",
                 "replace": "b",
                 "replace_all": True,
-                "confirm_token": "0" * 56,
+                "confirm_token": "0" * 64,
             },
         )
     assert len(person.asked) == 1
@@ -449,8 +446,9 @@ async def test_elicitation_false_takes_the_token_path_even_for_a_client_that_can
         ok(await call(client, tool, {**arguments, "confirm_token": token}))
         assert rustpad.text(pad) == new
 
-        # The same pad and arguments again: the token is spent.
-        rustpad.seed(pad, old)
+        # A person sets the pad back; the same arguments again: the token is spent, as the
+        # pad's history shows.
+        rustpad.set_by_person(pad, old)
         again = failed(await call(client, tool, {**arguments, "confirm_token": token}))
         assert "already used" in again, again
         assert rustpad.text(pad) == old
@@ -512,9 +510,15 @@ async def test_a_client_without_elicitation_gets_an_honest_token_that_works_once
         ok(await call(client, tool, {**arguments, "confirm_token": token}))
         assert rustpad.text(pad) == new
 
-        rustpad.seed(pad, old)
+        rustpad.set_by_person(pad, old)
         again = failed(await call(client, tool, {**arguments, "confirm_token": token}))
         assert "already used" in again, again
+        assert rustpad.text(pad) == old
+
+        # Rustpad made the pad anew (restarted, reloaded) with the old text: refused too.
+        rustpad.seed(pad, old)
+        anew = failed(await call(client, tool, {**arguments, "confirm_token": token}))
+        assert "Rustpad restarted or forgot the pad" in anew, anew
         assert rustpad.text(pad) == old
 
 

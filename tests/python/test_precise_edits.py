@@ -197,7 +197,8 @@ async def test_a_batch_of_50_edits_reaches_rustpad_as_one_operation(client, rust
     # Only what differs is replaced: "todo" → "done" keeps the "o" they end with.
     assert structured["edits"][0] == {"edit": 1, "start_line": 50, "end_line": 50}
     assert structured["edits"][49] == {"edit": 50, "start_line": 1, "end_line": 1}
-    assert structured["revision"] == 2
+    # The seed, the write's mark, the batch.
+    assert structured["revision"] == 3
     assert structured["diff"].count("\n-row ") == 50
     assert structured["dry_run"] is False and "would_ask" not in structured
 
@@ -227,7 +228,8 @@ async def test_the_result_shows_a_diff_and_a_base_to_continue_from(client, rustp
         )
     )
     assert rustpad.text(pad) == "Summary first.\nTitle\nbody text\n"
-    assert again["revision"] == structured["revision"] + 1
+    # A mark and the edit.
+    assert again["revision"] == structured["revision"] + 2
 
 
 async def test_an_insert_one_past_the_last_line_appends(client, rustpad, pad):
@@ -265,7 +267,7 @@ async def test_edits_over_text_changed_since_the_base_are_refused_not_merged(cli
     assert rustpad.text(pad) == "say the word\n"
     # A retry with the same base (say, after an unknown outcome) would make the fix twice.
     message = failed(await call(client, "edit_document", fix))
-    assert "was changed since base" in message and "get_changes" in message
+    assert "exactly this change was already made" in message and "get_changes" in message
     assert rustpad.text(pad) == "say the word\n"
     # Text a person deleted is not deleted again.
     other = ok(await call(client, "get_document", window(pad, 1)))["base"]

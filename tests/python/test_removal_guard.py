@@ -3,7 +3,9 @@
 A single-match replace used to ask nobody, so `replace_in_document` of a whole pad by "" followed
 by `set_document` on the now empty pad replaced everything without a dialog. A replace now asks
 when it would remove more than half of a pad's characters (or more than 10,000), counting what
-the same server process removed from that pad in the last 15 minutes.
+the pad's history shows was removed lately without approval by this server or by anyone who has
+left, with text this server wrote left out of the pad's size while it is there. Removals split
+over processes, replicas and WebAssembly hosts: tests/python/test_guard_everywhere.py.
 """
 
 from __future__ import annotations
@@ -191,7 +193,7 @@ async def test_typing_elsewhere_in_the_pad_does_not_ask_again(rustpad, pad, era)
 
     async def someone_types(n: int, params) -> None:
         if n == 1:
-            await anyio.to_thread.run_sync(rustpad.seed, pad, "ONE TWO THREE and more")
+            await anyio.to_thread.run_sync(rustpad.set_by_person, pad, "ONE TWO THREE and more")
 
     person = Person("accept", before=someone_types)
     async with guarded_client(rustpad, era, person) as client:
@@ -199,3 +201,122 @@ async def test_typing_elsewhere_in_the_pad_does_not_ask_again(rustpad, pad, era)
     assert len(person.asked) == 1, person.messages
     assert ok(result)["replacements"] == 1
     assert rustpad.text(pad) == " and more"
+
+
+# -- the count from the pad's history, property by property -------------------------------------
+
+
+async def test_the_models_own_small_writes_do_not_shrink_the_count(rustpad, pad, era):
+    first, second = "a" * 40, "b" * 24
+    rustpad.seed(pad, first + second + "c" * 36)
+    person = Person("decline")
+    async with guarded_client(rustpad, era, person) as client:
+        ok(await call(client, "replace_in_document", replace(pad, first, "")))
+        # Many tiny writes in between: each is this server's, marked, so none moves the window.
+        for _ in range(25):
+            ok(await call(client, "append_to_document", {"id": pad, "text": "x"}))
+        not_confirmed(await call(client, "replace_in_document", replace(pad, second, "")), pad, "decline")
+    assert len(person.asked) == 1
+    assert rustpad.text(pad) == second + "c" * 36 + "x" * 25
+
+
+async def test_a_person_typing_a_few_characters_does_not_reset_the_count(rustpad, pad, era):
+    first, second = "a" * 40, "b" * 24
+    rustpad.seed(pad, first + second + "c" * 36)
+    person = Person("decline")
+    async with guarded_client(rustpad, era, person) as client:
+        ok(await call(client, "replace_in_document", replace(pad, first, "")))
+        await rustpad.type(pad, seed=3, count=5, avoid=[second])
+        not_confirmed(await call(client, "replace_in_document", replace(pad, second, "")), pad, "decline")
+    assert len(person.asked) == 1
+    assert second in rustpad.text(pad)
+
+
+async def test_fifty_small_fixes_never_ask_nor_do_fixes_after_an_approved_removal(rustpad, pad, era):
+    # 2,000 characters with fifty misspelt words, each fixed on its own.
+    words = [f"wrod{n:02d}" for n in range(50)]
+    filler = "y" * 32
+    rustpad.seed(pad, "".join(f"{word} {filler}\n" for word in words))
+    assert len(rustpad.text(pad)) == 2_000
+    person = Person("accept")
+    async with guarded_client(rustpad, era, person) as client:
+        for n, word in enumerate(words):
+            ok(await call(client, "replace_in_document", replace(pad, word, f"word{n:02d}")))
+        assert person.asked == []
+        # A person approves a removal of most of it; later small fixes still go unasked.
+        block = rustpad.text(pad)[: 40 * 40]
+        ok(await call(client, "replace_in_document", replace(pad, block, "")))
+        assert len(person.asked) == 1
+        ok(await call(client, "replace_in_document", replace(pad, "word49", "Word49")))
+    assert len(person.asked) == 1
+    assert rustpad.text(pad).startswith("word40 ")
+
+
+PERSONS_TEXT = ("A person's careful notes. " * 60)[:1_520]
+JUNK = "j" * 3_000
+
+
+@pytest.mark.parametrize("tool", ["replace_in_document", "edit_document"])
+async def test_junk_added_and_removed_with_approval_leaves_the_persons_text_guarded(
+    rustpad, pad, era, tool
+):
+    rustpad.seed(pad, PERSONS_TEXT)
+    person = Person("accept", "decline")
+    async with guarded_client(rustpad, era, person) as client:
+        ok(await call(client, "append_to_document", {"id": pad, "text": JUNK}))
+        ok(await call(client, "replace_in_document", replace(pad, JUNK, "")))
+        assert len(person.asked) == 1
+        if tool == "replace_in_document":
+            result = await call(client, tool, replace(pad, PERSONS_TEXT, ""))
+        else:
+            edit = {"old_text": PERSONS_TEXT, "new_text": ""}
+            result = await call(client, tool, {"id": pad, "edits": [edit]})
+        not_confirmed(result, pad, "decline")
+    assert len(person.asked) == 2
+    assert rustpad.text(pad) == PERSONS_TEXT
+
+
+async def test_junk_added_and_removed_with_a_token_leaves_the_persons_text_guarded(rustpad, pad, era):
+    rustpad.seed(pad, PERSONS_TEXT)
+    async with guarded_client(rustpad, era) as client:
+        ok(await call(client, "append_to_document", {"id": pad, "text": JUNK}))
+        arguments = replace(pad, JUNK, "")
+        token = token_in(failed(await call(client, "replace_in_document", arguments)))
+        ok(await call(client, "replace_in_document", {**arguments, "confirm_token": token}))
+        offer = failed(await call(client, "replace_in_document", replace(pad, PERSONS_TEXT, "")))
+        token_in(offer)
+        assert f"This removes 1520 of the pad's 1520 characters." in offer, offer
+    assert rustpad.text(pad) == PERSONS_TEXT
+
+
+async def test_a_full_tally_asks_rather_than_forgets(rustpad, new_pad, era):
+    pads = [new_pad(f"pad{n}") for n in range(3)]
+    for pad in pads:
+        rustpad.seed(pad, "head " + "x" * 100)
+    person = Person("decline")
+    async with guarded_client(rustpad, era, person, RUSTPAD_MCP_TALLY_PADS="2") as client:
+        for pad in pads[:2]:
+            ok(await call(client, "replace_in_document", replace(pad, "head", "")))
+        assert person.asked == []
+        # The third pad's removal cannot be counted by this process: it asks.
+        not_confirmed(await call(client, "replace_in_document", replace(pads[2], "head", "")), pads[2], "decline")
+    [params] = person.asked
+    assert "could not read what was removed from this pad lately" in params.message
+    assert rustpad.text(pads[2]) == "head " + "x" * 100
+
+
+async def test_someone_who_removed_much_and_left_makes_the_next_removal_ask(rustpad, pad, new_pad, era):
+    line = "the person's first line\n"
+    rustpad.seed(pad, line + "r" * 60)
+    # Someone removes most of the pad and leaves: that may have been this server.
+    rustpad.set_by_person(pad, line)
+    untouched = new_pad("untouched")
+    rustpad.seed(untouched, line)
+    person = Person("decline")
+    async with guarded_client(rustpad, era, person) as client:
+        not_confirmed(await call(client, "replace_in_document", replace(pad, "first", "1st")), pad, "decline")
+        assert len(person.asked) == 1
+        # The same small fix where nobody removed anything asks nobody.
+        ok(await call(client, "replace_in_document", replace(untouched, "first", "1st")))
+    assert len(person.asked) == 1
+    assert rustpad.text(pad) == line

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import RustpadServer, legacy_session, minimal_env, request, run_server
 
-TOKEN = re.compile(r'confirm_token="([0-9a-f]{56})"')
+TOKEN = re.compile(r'confirm_token="([0-9a-f]{64})"')
 CANNOT_KEEP = "rustpad-mcp: the seal key cannot be kept for this user"
 
 
@@ -41,8 +41,9 @@ def test_a_token_from_one_process_works_in_the_next_and_only_once(
     assert done.get("isError") is not True, done
     assert rustpad.text(pad) == "new content"
 
-    # A third process, the pad as it was: the token is spent, whichever process spent it.
-    rustpad.seed(pad, "old content")
+    # A third process, the pad set back by a person: the token is spent, whichever process
+    # spent it (the pad's history shows its use).
+    rustpad.set_by_person(pad, "old content")
     again, _ = one_call(env, {**arguments, "confirm_token": token})
     assert again["isError"] is True
     assert "already used" in again["content"][0]["text"], again

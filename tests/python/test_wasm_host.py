@@ -229,8 +229,8 @@ def test_a_legacy_request_stands_alone_and_gets_the_token(served, rustpad, pad):
     headers = {**legacy, "Mcp-Method": "tools/call", "Mcp-Name": "set_document"}
     first = exchange(served.url, request, headers=headers).json()["result"]
     text = first["content"][0]["text"]
-    assert "WebAssembly host without sessions" in text and "can be used again" in text
-    token = re.search(r'confirm_token="([0-9a-f]{56})"', text).group(1)
+    assert "WebAssembly host without sessions" in text and "works once" in text
+    token = re.search(r'confirm_token="([0-9a-f]{64})"', text).group(1)
     assert rustpad.text(pad) == "keep me\n"
     request["params"]["arguments"]["confirm_token"] = token
     second = exchange(served.url, request, headers=headers).json()["result"]

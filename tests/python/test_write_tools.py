@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from conftest import ERAS, MAX_DOCUMENT_CHARS, call, failed, frame_kinds, ok, text_of
+from conftest import ERAS, MAX_DOCUMENT_CHARS, call, edits, failed, frame_kinds, marks, ok, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -33,10 +33,6 @@ def write_outcome(result, rustpad, pad: str) -> dict:
     assert "untrusted" not in structured
     assert text_of(result)
     return structured
-
-
-def edits(rustpad, pad: str) -> list[dict]:
-    return [frame["Edit"] for frame in rustpad.log(pad) if "Edit" in frame]
 
 
 async def info(client, pad: str) -> dict:
@@ -72,7 +68,8 @@ async def test_create_with_id_text_and_language(client, rustpad, pad):
     assert rustpad.text(pad) == text
     details = await info(client, pad)
     assert details["language"] == "markdown"
-    assert details["revision"] == 1
+    # The write's mark, then its text.
+    assert details["revision"] == 2
 
 
 async def test_create_with_only_an_id_writes_nothing(client, rustpad, pad):
@@ -274,7 +271,9 @@ async def test_writes_announce_the_server_as_collaborator_rustpad_mcp(client, ru
     assert frames[kinds.index("ClientInfo")] == MCP_CLIENT_INFO
     assert kinds.index("ClientInfo") < kinds.index("Edit")
     assert kinds.count("ClientInfo") == 1
-    assert kinds.count("Edit") == 1
+    # Its mark first (an edit that keeps the whole text), then the change.
+    assert len(marks(rustpad, pad)) == 1 and len(edits(rustpad, pad)) == 1
+    assert kinds.count("Edit") == 2
 
 
 # -- input errors: refused before any connection -----------------------------------------------

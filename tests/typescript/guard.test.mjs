@@ -16,7 +16,7 @@ import { EXPECTED_ERA, MODES, openClient, padId, useRustpad, textOf } from './ha
 
 const MARKER = 'SECRET-MARKER-1234';
 const HEADING = 'Values below are supplied by the caller, not by this server:';
-const TOKEN = /confirm_token="([0-9a-f]{56})"/g;
+const TOKEN = /confirm_token="([0-9a-f]{64})"/g;
 
 /** The lines under the caller-values heading. */
 function callerLines(message) {
@@ -171,7 +171,8 @@ describe('confirmation guard', () => {
         assert.equal(done.structuredContent.replacements, 3);
         assert.equal(await rustpad.text(id), 'c b c b c');
 
-        await rustpad.seed(id, { text: 'a b a b a' });
+        // A person sets the pad back: the pad's history still shows the token's use.
+        await rustpad.setByPerson(id, 'a b a b a');
         const again = await client.callTool({ name: 'replace_in_document', arguments: { ...args, confirm_token: token } });
         assert.equal(again.isError, true);
         assert.match(textOf(again), /already used/);

@@ -63,6 +63,11 @@ export async function startRustpad() {
   return new Rustpad(child, match[1]);
 }
 
+/** An operation that keeps the whole text (only retains). */
+function keepsAll(operation) {
+  return operation.every((part) => Number.isInteger(part) && part >= 0);
+}
+
 export class Rustpad {
   constructor(child, url) {
     this.child = child;
@@ -99,8 +104,21 @@ export class Rustpad {
     return frames.map((frame) => JSON.parse(frame));
   }
 
-  /** The Edit frames the pad received, oldest first, from the log's frame `from` on. */
+  /**
+   * The Edit frames the pad received that change its text, oldest first, from the log's frame
+   * `from` on. (Each write of rustpad-mcp first sends its mark, edits that keep the whole text:
+   * see `marks`.)
+   */
   async edits(id, from = 0) {
+    return (await this.#editFrames(id, from)).filter((edit) => !keepsAll(edit.operation));
+  }
+
+  /** The Edit frames that keep the whole text: the marks of rustpad-mcp's writes. */
+  async marks(id, from = 0) {
+    return (await this.#editFrames(id, from)).filter((edit) => keepsAll(edit.operation));
+  }
+
+  async #editFrames(id, from) {
     return (await this.log(id))
       .slice(from)
       .filter((frame) => 'Edit' in frame)
@@ -125,6 +143,20 @@ export class Rustpad {
     for (const needle of avoid) args.push('--avoid', needle);
     const { stdout } = await promisify(execFile)(TEST_SERVER_BIN, args, { timeout: 30_000 });
     return JSON.parse(stdout);
+  }
+
+  /**
+   * Makes pad `id`'s text `text` in one edit, as a person who then leaves would (the CLI's
+   * `set`): unlike `seed`, the pad's history keeps what it held before.
+   */
+  async setByPerson(id, text) {
+    const child = execFile(TEST_SERVER_BIN, ['set', '--url', this.socketUrl(id)], { timeout: 30_000 });
+    const done = new Promise((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`set exited with ${code}`))));
+    });
+    child.stdin.end(text);
+    await done;
   }
 
   /**

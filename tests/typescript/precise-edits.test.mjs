@@ -96,7 +96,8 @@ describe('precise edits', () => {
         const result = await call('edit_document', { id, base, edits: batch });
         assert.equal(await rustpad.text(id), `${rows.map((row) => row.replace('todo', 'done')).join('\n')}\n`);
         assert.equal((await rustpad.edits(id)).length, 1);
-        assert.equal(result.structuredContent.revision, 2);
+        // The seed, the write's mark, the batch.
+        assert.equal(result.structuredContent.revision, 3);
         assert.deepEqual(result.structuredContent.edits[49], { edit: 50, start_line: 50, end_line: 50 });
         const { summary, body } = listing(result);
         assert.ok(summary.startsWith(`Applied 50 edits to pad "${id}" as one change`), summary);

@@ -11,7 +11,7 @@ import { MODES, openClient, padId, useRustpad, textOf } from './harness.mjs';
 
 const ACCEPT = { action: 'accept', content: { confirm: true } };
 const DECLINE = { action: 'decline' };
-const TOKEN = /confirm_token="([0-9a-f]{56})"/;
+const TOKEN = /confirm_token="([0-9a-f]{64})"/;
 
 describe('removal guard', () => {
   const rustpad = useRustpad();

@@ -63,6 +63,8 @@ describe('write tools', () => {
           assert.equal(infos.length, 1);
           assert.equal(infos[0].ClientInfo.name, 'rustpad-mcp');
           assert.deepEqual(await rustpad.edits(id), [{ revision: 0, operation: ['hi'] }]);
+          // Its mark went first: an edit that keeps the (empty) text.
+          assert.deepEqual(await rustpad.marks(id), [{ revision: 0, operation: [] }]);
         });
 
         it('picks a random 12-character id when none is given', async () => {

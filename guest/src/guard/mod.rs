@@ -10,22 +10,29 @@
 //! - a refusal with the reason (declined, bad token), or the token itself
 //!   where no dialog can be shown.
 //!
-//! An approval is bound to the tool, the pad, the exact values in order and
-//! the pad's state (match count, or the old content's fingerprint). An answer
-//! whose seal does not verify, has expired, was used, or belongs to other
-//! arguments counts as no answer: the person is asked afresh.
+//! An approval is bound to the tool, the pad, the exact values in order, and
+//! the pad's state at the revision the person was asked (match count, the
+//! content's fingerprint, a base and what an edit removes), and it goes ahead
+//! only if that state held at every revision since ([`standing`]): its first
+//! use breaks it, so it works once in every host and replica without any
+//! record of spent approvals. An answer whose seal does not verify, has
+//! expired, or belongs to other arguments counts as no answer: the person is
+//! asked afresh.
 
 pub mod removal;
 pub mod seal;
+pub mod standing;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use ropey::Rope;
 use serde_json::{Map, Value, json};
 
 use crate::result::ToolError;
-use crate::single_use;
+use crate::rustpad::since::Since;
 use crate::tools::catalogue::ToolName;
-use seal::{Sealer, State, TokenProblem};
+use seal::{Sealer, State, Token, TokenProblem};
+use standing::{Sealed, Standing};
 
 /// The key of the one answer we ask for.
 pub const ANSWER_KEY: &str = "confirm";
@@ -48,8 +55,10 @@ pub struct Proposal<'a> {
     pub pad: &'a str,
     /// The caller's values, in order (swapping two makes another request).
     pub arguments: Vec<&'a str>,
-    /// What the pad looks like now: the match count or the old content's fingerprint.
-    pub pad_state: String,
+    /// What the approval is bound to in a text of the pad: the match count,
+    /// or the content's fingerprint, and so on. The same function judges
+    /// the text the person was asked about and every text since.
+    pub state_of: &'a dyn Fn(&Rope) -> String,
     /// "replace 3 occurrences in pad \"notes\"": completes "This will …".
     pub what: String,
     pub consequence: &'static str,
@@ -68,8 +77,10 @@ impl Proposal<'_> {
         seal::digest(&parts)
     }
 
-    fn binding(&self) -> String {
-        seal::digest(&[&self.argument_digest(), &self.pad_state])
+    /// What an approval is sealed with: the arguments, and the pad's state
+    /// and text at the revision it was given at.
+    fn binding(&self, at: &Sealed) -> String {
+        seal::digest(&[&self.argument_digest(), &at.state, &at.base.to_string()])
     }
 
     /// The dialog text: facts and the caller's values, never pad content.
@@ -183,6 +194,20 @@ pub struct Guard<'a> {
     pub answers: &'a Answers,
 }
 
+/// The pad as a session holds it, for the guard: where it stands now, and
+/// its history from (at the latest) the revision this request's answer
+/// names ([`Guard::asked_at`]).
+pub struct Pad<'a> {
+    pub revision: u64,
+    pub text: &'a Rope,
+    pub record: Option<&'a Since>,
+    /// Rustpad's number for this session's connection. Numbers grow with
+    /// every connection while Rustpad keeps the pad and start again when it
+    /// restarts or forgets the pad, so a number at most an approval's own
+    /// says the pad was made anew since (its history too).
+    pub connection: u64,
+}
+
 fn now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -196,38 +221,62 @@ fn random_bytes<const N: usize>() -> [u8; N] {
 }
 
 impl Guard<'_> {
+    /// The revision of the pad that this request's answer or token says the
+    /// approval was given at (unchecked): the session must record the pad's
+    /// history from there for [`Guard::approve`] to check it.
+    pub fn asked_at(&self) -> Option<u64> {
+        if let Some(state) = &self.answers.state
+            && let Some(state) = self.sealer.open_state(state, now())
+        {
+            return Some(state.at);
+        }
+        let token = Token::parse(self.answers.token.as_deref()?).ok()?;
+        Some(token.revision)
+    }
+
     /// Ok(()) when the proposal may go ahead; otherwise the question to ask,
     /// or the refusal to report. Never writes anything itself.
-    pub fn approve(&self, proposal: &Proposal) -> Result<(), ToolError> {
+    pub fn approve(&self, proposal: &Proposal, pad: &Pad) -> Result<(), ToolError> {
         let now = now();
         let arguments = proposal.argument_digest();
-        let binding = proposal.binding();
         let mut round = 0;
-        if let Some((answer, state)) = self.verified_answer(now) {
-            if state.binding == binding {
-                let nonce = format!("state:{}", state.nonce);
-                if single_use::spend(&nonce, STATE_TTL_SECONDS as u32) {
-                    return judge(answer, proposal);
-                }
-            } else if state.arguments == arguments {
-                // A "no" stands whatever the pad did meanwhile.
-                if !approves(answer) {
-                    return judge(answer, proposal);
+        if let Some((answer, state)) = self.verified_answer(now)
+            && state.arguments == arguments
+        {
+            // A "no" stands whatever the pad did meanwhile.
+            if !approves(answer) {
+                return judge(answer, proposal);
+            }
+            match self.standing(proposal, pad, &state) {
+                Standing::Held => return Ok(()),
+                Standing::Broke { at } => {
+                    return Err(ToolError::new(format!(
+                        "rustpad-mcp: not done: this approval was given for pad \"{}\" as it stood at revision {}, and the pad's history shows the approved change at revision {at} was made since (by this very approval, or by someone changing the pad and changing it back). An approval works once; nothing was changed. Call {} again to ask afresh.",
+                        proposal.pad,
+                        state.at,
+                        proposal.tool.name()
+                    )));
                 }
                 // Approved against a pad that has changed since: ask again, a few times at most.
-                round = state.round + 1;
-                if round >= MAX_ROUNDS {
-                    return Err(ToolError::new(format!(
-                        "pad \"{}\" kept changing while a person was being asked ({MAX_ROUNDS} times), so the approval never matched the pad; nothing was changed. Try again when the pad is quieter.",
-                        proposal.pad
-                    )));
+                Standing::Changed | Standing::Gone | Standing::TooLong => {
+                    round = state.round + 1;
+                    if round >= MAX_ROUNDS {
+                        return Err(ToolError::new(format!(
+                            "pad \"{}\" kept changing while a person was being asked ({MAX_ROUNDS} times), so the approval never matched the pad; nothing was changed. Try again when the pad is quieter.",
+                            proposal.pad
+                        )));
+                    }
                 }
             }
         }
+        let here = Sealed::of(pad.revision, pad.text, proposal.state_of);
+        let binding = proposal.binding(&here);
         if self.answers.can_ask {
             let state = State {
                 arguments,
                 binding,
+                at: pad.revision,
+                connection: pad.connection,
                 nonce: seal::hex(&random_bytes::<16>()),
                 expires: now + STATE_TTL_SECONDS,
                 round,
@@ -238,9 +287,22 @@ impl Guard<'_> {
             })));
         }
         match &self.answers.token {
-            Some(token) => self.spend_token(token, &binding, proposal, now),
-            None => Err(ToolError::new(self.fallback(proposal, &binding, now))),
+            Some(token) => self.spend_token(token, proposal, pad, now),
+            None => Err(ToolError::new(self.fallback(proposal, &binding, pad, now)?)),
         }
+    }
+
+    /// What the pad's history says of the approval in `state`.
+    fn standing(&self, proposal: &Proposal, pad: &Pad, state: &State) -> Standing {
+        let Some(record) = pad.record else {
+            return Standing::Gone;
+        };
+        standing::check(
+            record,
+            state.at,
+            |sealed| proposal.binding(sealed) == state.binding && pad.connection > state.connection,
+            proposal.state_of,
+        )
     }
 
     /// The answer that came with this request, if its state's seal verifies
@@ -256,40 +318,90 @@ impl Guard<'_> {
     fn spend_token(
         &self,
         token: &str,
-        binding: &str,
         proposal: &Proposal,
+        pad: &Pad,
         now: u64,
     ) -> Result<(), ToolError> {
         let tool = proposal.tool.name();
         let again = format!("Call {tool} again without confirm_token to get a new one.");
-        match self.sealer.check_token(token, binding, now) {
-            Ok(nonce) if single_use::spend(&format!("token:{nonce}"), TOKEN_TTL_SECONDS as u32) => {
-                Ok(())
-            }
-            Ok(_) => Err(ToolError::new(format!(
-                "rustpad-mcp: this confirmation token was already used; a token works once. {again}"
-            ))),
-            Err(TokenProblem::Expired) => Err(ToolError::new(format!(
+        let malformed = || {
+            ToolError::new(format!(
+                "rustpad-mcp: confirm_token is not a confirmation token from this server. {again}"
+            ))
+        };
+        let token = Token::parse(token).map_err(|_| malformed())?;
+        // The seal covers the pad as it stood at the token's revision: check
+        // it there, then the history since.
+        let mut sealed_problem = None;
+        let standing = match pad.record {
+            Some(record) => standing::check(
+                record,
+                token.revision,
+                |at| match self.sealer.check_token(&token, &proposal.binding(at), now) {
+                    // A connection number at most the token's: the pad was made anew since.
+                    Ok(()) => pad.connection > token.connection,
+                    Err(problem) => {
+                        sealed_problem.get_or_insert(problem);
+                        false
+                    }
+                },
+                proposal.state_of,
+            ),
+            None => Standing::Gone,
+        };
+        let mismatch = if self.sealer.per_process {
+            format!(
+                "rustpad-mcp: this confirmation token does not match this call. Most likely this server was started anew since it issued the token: it signs with a key that lasts only as long as the process (some clients start a server for every call). Set RUSTPAD_SEAL_KEY (32+ characters) in the server's environment, or give it a writable state directory, so that tokens outlive a restart. Otherwise the token was issued for other arguments or another pad, or the pad has changed since. {again}"
+            )
+        } else {
+            format!(
+                "rustpad-mcp: this confirmation token does not match this call: it was issued for other arguments or another pad, the pad has changed since, or it is not from this server. {again}"
+            )
+        };
+        match (standing, sealed_problem) {
+            (Standing::Held, _) => Ok(()),
+            (_, Some(TokenProblem::Expired)) => Err(ToolError::new(format!(
                 "rustpad-mcp: this confirmation token has expired (tokens last {} minutes). {again}",
                 TOKEN_TTL_SECONDS / 60
             ))),
-            Err(TokenProblem::Mismatch) if self.sealer.per_process => Err(ToolError::new(format!(
-                "rustpad-mcp: this confirmation token does not match this call. Most likely this server was started anew since it issued the token: it signs with a key that lasts only as long as the process (some clients start a server for every call). Set RUSTPAD_SEAL_KEY (32+ characters) in the server's environment, or give it a writable state directory, so that tokens outlive a restart. Otherwise the token was issued for other arguments or another pad, or the pad has changed since. {again}"
+            (_, Some(TokenProblem::Malformed)) => Err(malformed()),
+            (_, Some(TokenProblem::Mismatch)) => Err(ToolError::new(mismatch)),
+            (Standing::Broke { at }, None) => Err(ToolError::new(format!(
+                "rustpad-mcp: this confirmation token was already used, or pad \"{}\" was changed and changed back since it was issued: the pad's history shows the change it approves at revision {at}. A token works once; nothing was changed. {again}",
+                proposal.pad
             ))),
-            Err(TokenProblem::Mismatch) => Err(ToolError::new(format!(
-                "rustpad-mcp: this confirmation token does not match this call: it was issued for other arguments or another pad, the pad has changed since, or it is not from this server. {again}"
+            (Standing::Changed, None) => Err(ToolError::new(format!(
+                "rustpad-mcp: pad \"{}\" has changed since this confirmation token was issued (at revision {}), so it no longer approves this call; nothing was changed. {again}",
+                proposal.pad, token.revision
             ))),
-            Err(TokenProblem::Malformed) => Err(ToolError::new(format!(
-                "rustpad-mcp: confirm_token is not a confirmation token from this server. {again}"
+            (Standing::Gone, None) => Err(ToolError::new(format!(
+                "rustpad-mcp: this confirmation token names revision {} of pad \"{}\", which the pad's history does not hold: Rustpad restarted or forgot the pad since the token was issued, or the token is not from this server. Nothing was changed. {again}",
+                token.revision, proposal.pad
+            ))),
+            (Standing::TooLong, None) => Err(ToolError::new(format!(
+                "rustpad-mcp: pad \"{}\" has changed too much since this confirmation token was issued for this server to check it; nothing was changed. {again}",
+                proposal.pad
             ))),
         }
     }
 
-    fn fallback(&self, proposal: &Proposal, binding: &str, now: u64) -> String {
+    fn fallback(
+        &self,
+        proposal: &Proposal,
+        binding: &str,
+        pad: &Pad,
+        now: u64,
+    ) -> Result<String, ToolError> {
         let expires = (now + TOKEN_TTL_SECONDS).min(u64::from(u32::MAX)) as u32;
         let token = self
             .sealer
-            .issue_token(binding, &random_bytes::<8>(), expires);
+            .issue_token(binding, pad.revision, pad.connection, expires)
+            .ok_or_else(|| {
+                ToolError::new(format!(
+                    "pad \"{}\" has more revisions than a confirmation token can name ({}), so this change cannot be confirmed by token; nothing was changed. A client that can show a confirmation dialog can still make it.",
+                    proposal.pad, pad.revision
+                ))
+            })?;
         let who = match self.answers.no_dialog {
             NoDialog::SwitchedOff => {
                 "rustpad-mcp was started with ELICITATION=false, so it did not ask anybody."
@@ -301,17 +413,12 @@ impl Guard<'_> {
                 "This server runs in a WebAssembly host without sessions, so it cannot put a question to a 2025-11-25 client in the middle of a call, and nobody was asked (a 2026-07-28 client that can show forms gets the dialog)."
             }
         };
-        let once = if crate::grants::REMEMBERS {
-            "works once"
-        } else {
-            "can be used again within that time: this server keeps no record between requests"
-        };
-        format!(
-            "{}\n\nTo go ahead, call {} again with the same arguments plus confirm_token=\"{token}\".\nThe token is valid for {} minutes and {once}.\n\nNote: {who} The token proves only that the call was made twice with the same arguments, not that a person approved it. A human should read the lines above before you continue.",
+        Ok(format!(
+            "{}\n\nTo go ahead, call {} again with the same arguments plus confirm_token=\"{token}\".\nThe token is valid for {} minutes and works once.\n\nNote: {who} The token proves only that the call was made twice with the same arguments, not that a person approved it. A human should read the lines above before you continue.",
             proposal.message(),
             proposal.tool.name(),
             TOKEN_TTL_SECONDS / 60
-        )
+        ))
     }
 }
 
@@ -345,12 +452,16 @@ fn judge(answer: &Value, proposal: &Proposal) -> Result<(), ToolError> {
 mod tests {
     use super::*;
 
+    fn three(_: &Rope) -> String {
+        "3".into()
+    }
+
     fn proposal<'a>(search: &'a str, replace: &'a str) -> Proposal<'a> {
         Proposal {
             tool: ToolName::ReplaceInDocument,
             pad: "notes",
             arguments: vec![search, replace],
-            pad_state: "3".into(),
+            state_of: &three,
             what: "replace 3 occurrences in pad \"notes\"".into(),
             consequence: "What is replaced cannot be restored.",
             facts: vec!["Matches on lines: 1, 2, 3".into()],
@@ -376,7 +487,11 @@ mod tests {
 
     #[test]
     fn swapped_values_bind_differently() {
-        assert_ne!(proposal("a", "b").binding(), proposal("b", "a").binding());
+        let at = Sealed::of(1, &Rope::from_str("text"), &three);
+        assert_ne!(
+            proposal("a", "b").binding(&at),
+            proposal("b", "a").binding(&at)
+        );
         assert_ne!(
             proposal("a", "b").argument_digest(),
             proposal("b", "a").argument_digest()

@@ -2,10 +2,12 @@
 //! trusts again — the `requestState` of an `input_required` round, and the
 //! two-call confirmation token.
 //!
-//! Both are signed, not encrypted (they hold digests and a nonce, nothing
-//! secret), expire, and carry a nonce that the host spends once. Any process
-//! holding the same key can verify them, so replicas behind a gateway can
-//! share one key (RUSTPAD_SEAL_KEY).
+//! Both are signed, not encrypted (they hold digests and a revision, nothing
+//! secret), expire, and name the revision of the pad the approval was given
+//! at: the guard checks the pad's history from there (see
+//! [`standing`](super::standing)), which is what makes an approval work once.
+//! Any process holding the same key can verify them, so replicas behind a
+//! gateway can share one key (RUSTPAD_SEAL_KEY).
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -15,11 +17,15 @@ use sha2::{Digest, Sha256};
 
 type HmacSha256 = Hmac<Sha256>;
 
-const STATE_PREFIX: &str = "v1.";
-const TOKEN_NONCE_BYTES: usize = 8;
+const STATE_PREFIX: &str = "v2.";
+const TOKEN_REVISION_BYTES: usize = 4;
+const TOKEN_CONNECTION_BYTES: usize = 8;
+const TOKEN_EXPIRY_BYTES: usize = 4;
 const TOKEN_MAC_BYTES: usize = 16;
-/// 8 nonce bytes, 4 expiry bytes, 16 MAC bytes, in hex: 56 characters.
-pub const TOKEN_CHARS: usize = 2 * (TOKEN_NONCE_BYTES + 4 + TOKEN_MAC_BYTES);
+/// 4 revision bytes, 8 connection bytes, 4 expiry bytes, 16 MAC bytes, in
+/// hex: 64 characters.
+pub const TOKEN_CHARS: usize =
+    2 * (TOKEN_REVISION_BYTES + TOKEN_CONNECTION_BYTES + TOKEN_EXPIRY_BYTES + TOKEN_MAC_BYTES);
 
 /// What a sealed `requestState` remembers between rounds.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -27,9 +33,16 @@ pub struct State {
     /// Digest of the tool and its arguments.
     #[serde(rename = "a")]
     pub arguments: String,
-    /// Digest of the arguments and the pad as it stood (count or fingerprint).
+    /// Digest of the arguments and the pad as it stood at `at` (count or
+    /// fingerprint, and the base naming its text).
     #[serde(rename = "b")]
     pub binding: String,
+    /// The pad's revision when the person was asked.
+    #[serde(rename = "t")]
+    pub at: u64,
+    /// Rustpad's number for the connection that asked (see [`Token`]).
+    #[serde(rename = "c")]
+    pub connection: u64,
     /// Single-use nonce.
     #[serde(rename = "n")]
     pub nonce: String,
@@ -129,44 +142,84 @@ impl Sealer {
         (state.expires > now).then_some(state)
     }
 
-    /// A token for `binding`, valid until `expires`.
+    /// A token for `binding`, given at `revision` of the pad on connection
+    /// `connection`, valid until `expires`; None for a revision past what a
+    /// token holds.
     pub fn issue_token(
         &self,
         binding: &str,
-        nonce: &[u8; TOKEN_NONCE_BYTES],
+        revision: u64,
+        connection: u64,
         expires: u32,
-    ) -> String {
-        let expiry = expires.to_be_bytes();
+    ) -> Option<String> {
+        let revision = u32::try_from(revision).ok()?.to_be_bytes();
+        let (connection, expiry) = (connection.to_be_bytes(), expires.to_be_bytes());
         let tag = self
-            .mac("token", &[binding.as_bytes(), nonce, &expiry])
+            .mac(
+                "token",
+                &[binding.as_bytes(), &revision, &connection, &expiry],
+            )
             .finalize()
             .into_bytes();
-        let mut bytes = nonce.to_vec();
+        let mut bytes = revision.to_vec();
+        bytes.extend_from_slice(&connection);
         bytes.extend_from_slice(&expiry);
         bytes.extend_from_slice(&tag[..TOKEN_MAC_BYTES]);
-        hex(&bytes)
+        Some(hex(&bytes))
     }
 
-    /// Checks a token against `binding`; returns its nonce for spending.
-    pub fn check_token(
-        &self,
-        token: &str,
-        binding: &str,
-        now: u64,
-    ) -> Result<String, TokenProblem> {
+    /// Checks a token against `binding` (the one it must have been issued
+    /// for, at its own revision) and its expiry.
+    pub fn check_token(&self, token: &Token, binding: &str, now: u64) -> Result<(), TokenProblem> {
+        let revision = u32::try_from(token.revision)
+            .map_err(|_| TokenProblem::Malformed)?
+            .to_be_bytes();
+        let (connection, expiry) = (token.connection.to_be_bytes(), token.expires.to_be_bytes());
+        self.mac(
+            "token",
+            &[binding.as_bytes(), &revision, &connection, &expiry],
+        )
+        .verify_truncated_left(&token.tag)
+        .map_err(|_| TokenProblem::Mismatch)?;
+        if u64::from(token.expires) <= now {
+            return Err(TokenProblem::Expired);
+        }
+        Ok(())
+    }
+}
+
+/// A confirmation token as read, before it is checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    /// The pad's revision it was issued at.
+    pub revision: u64,
+    /// Rustpad's number for the connection that issued it.
+    pub connection: u64,
+    expires: u32,
+    tag: Vec<u8>,
+}
+
+impl Token {
+    /// Reads a token's parts; the seal is checked by [`Sealer::check_token`].
+    pub fn parse(token: &str) -> Result<Token, TokenProblem> {
         let bytes = unhex(token.trim())
             .filter(|b| b.len() == TOKEN_CHARS / 2)
             .ok_or(TokenProblem::Malformed)?;
-        let (nonce, rest) = bytes.split_at(TOKEN_NONCE_BYTES);
-        let (expiry, tag) = rest.split_at(4);
-        self.mac("token", &[binding.as_bytes(), nonce, expiry])
-            .verify_truncated_left(tag)
-            .map_err(|_| TokenProblem::Mismatch)?;
-        let expires = u32::from_be_bytes(expiry.try_into().map_err(|_| TokenProblem::Malformed)?);
-        if u64::from(expires) <= now {
-            return Err(TokenProblem::Expired);
-        }
-        Ok(hex(nonce))
+        let malformed = |_| TokenProblem::Malformed;
+        let (revision, rest) = bytes.split_at(TOKEN_REVISION_BYTES);
+        let (connection, rest) = rest.split_at(TOKEN_CONNECTION_BYTES);
+        let (expiry, tag) = rest.split_at(TOKEN_EXPIRY_BYTES);
+        Ok(Token {
+            revision: u32::from_be_bytes(revision.try_into().map_err(malformed)?).into(),
+            connection: u64::from_be_bytes(connection.try_into().map_err(malformed)?),
+            expires: u32::from_be_bytes(expiry.try_into().map_err(malformed)?),
+            tag: tag.to_vec(),
+        })
+    }
+
+    /// A name for this token that no other token has: its seal.
+    pub fn id(&self) -> String {
+        hex(&self.tag)
     }
 }
 
@@ -178,6 +231,8 @@ mod tests {
         State {
             arguments: "a".into(),
             binding: "b".into(),
+            at: 7,
+            connection: 3,
             nonce: "n".into(),
             expires: 100,
             round: 0,
@@ -200,10 +255,13 @@ mod tests {
     #[test]
     fn tokens_are_bound_short_and_expire() {
         let sealer = Sealer::new(b"key");
-        let token = sealer.issue_token("binding", &[7; 8], 100);
-        assert_eq!(token.len(), TOKEN_CHARS);
+        let issued = sealer.issue_token("binding", 42, 9, 100).unwrap();
+        assert_eq!(issued.len(), TOKEN_CHARS);
         const { assert!(TOKEN_CHARS <= crate::text::MAX_TOKEN_CHARS) };
-        assert_eq!(sealer.check_token(&token, "binding", 50), Ok(hex(&[7; 8])));
+        let token = Token::parse(&issued).unwrap();
+        assert_eq!((token.revision, token.connection), (42, 9));
+        assert_eq!(sealer.issue_token("binding", 1 << 32, 9, 100), None);
+        assert_eq!(sealer.check_token(&token, "binding", 50), Ok(()));
         assert_eq!(
             sealer.check_token(&token, "other", 50),
             Err(TokenProblem::Mismatch)
@@ -212,12 +270,18 @@ mod tests {
             sealer.check_token(&token, "binding", 100),
             Err(TokenProblem::Expired)
         );
-        assert_eq!(
-            sealer.check_token("xyz", "binding", 50),
-            Err(TokenProblem::Malformed)
-        );
+        assert_eq!(Token::parse("xyz"), Err(TokenProblem::Malformed));
         assert_eq!(
             Sealer::new(b"k2").check_token(&token, "binding", 50),
+            Err(TokenProblem::Mismatch)
+        );
+        // The revision is sealed: naming another one breaks the seal.
+        let mut moved = issued.clone();
+        moved.replace_range(7..8, "b");
+        let moved = Token::parse(&moved).unwrap();
+        assert_eq!(moved.revision, 43);
+        assert_eq!(
+            sealer.check_token(&moved, "binding", 50),
             Err(TokenProblem::Mismatch)
         );
     }

@@ -40,7 +40,7 @@ pub fn run(config: &Config) -> (bool, Vec<String>) {
         }
     };
     let started = Instant::now();
-    let socket_ok = match PadSocket::look(url, CHECK_PAD, Track::Length) {
+    let socket_ok = match PadSocket::look(url, CHECK_PAD, Track::LENGTH) {
         Ok(socket) => {
             socket.close();
             lines.push(format!(

@@ -1,10 +1,12 @@
 //! The Rustpad client: its HTTP API for reads, its collaboration socket for
 //! everything that needs a revision, and the OT arithmetic in between.
 
+pub mod authorship;
 pub mod base;
 pub mod check;
 pub mod fold;
 pub mod http;
+pub mod marks;
 pub mod ot;
 pub mod rebase;
 pub mod since;

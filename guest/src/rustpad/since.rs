@@ -7,8 +7,12 @@
 //! than a second copy of the pad. The edits after the base are what the
 //! history frames carried, which the connection's budget already bounds.
 
-use operational_transform::OperationSeq;
+use std::ops::ControlFlow;
+
+use operational_transform::{Operation, OperationSeq};
 use ropey::Rope;
+
+use super::ot::apply_to_rope;
 
 /// One history entry after the base.
 pub struct Entry {
@@ -57,6 +61,50 @@ impl Since {
     /// Every entry after the base, in history order.
     pub fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+
+    /// The revision after the last entry.
+    pub fn end(&self) -> u64 {
+        self.revision + self.entries.len() as u64
+    }
+
+    /// Walks the record from revision `from` (where it starts or later) to
+    /// the end: `visit` sees each revision and its text, first `from`'s and
+    /// then every revision an entry changed (entries that change nothing are
+    /// passed over), until it breaks. None when the record does not reach
+    /// `from` or its entries do not fit its text.
+    pub fn replay<B>(
+        &self,
+        from: u64,
+        mut visit: impl FnMut(u64, &Rope) -> ControlFlow<B>,
+    ) -> Option<ControlFlow<B>> {
+        let mut text = self.text.clone()?;
+        let skip = from.checked_sub(self.revision)?;
+        if skip > self.entries.len() as u64 {
+            return None;
+        }
+        let (before, after) = self.entries.split_at(skip as usize);
+        for entry in before {
+            apply_to_rope(&mut text, &entry.operation).ok()?;
+        }
+        if let ControlFlow::Break(stop) = visit(from, &text) {
+            return Some(ControlFlow::Break(stop));
+        }
+        for (revision, entry) in (from + 1..).zip(after) {
+            if entry
+                .operation
+                .ops()
+                .iter()
+                .all(|part| matches!(part, Operation::Retain(_)))
+            {
+                continue;
+            }
+            apply_to_rope(&mut text, &entry.operation).ok()?;
+            if let ControlFlow::Break(stop) = visit(revision, &text) {
+                return Some(ControlFlow::Break(stop));
+            }
+        }
+        Some(ControlFlow::Continue(()))
     }
 
     /// Follows one history entry that took the pad to `revision` and left

@@ -19,7 +19,9 @@ use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use super::authorship::Authorship;
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
+use super::marks::{self, Mark};
 use super::ot::{Document, Operation};
 use super::since::Since;
 use crate::config::RustpadUrl;
@@ -76,9 +78,9 @@ struct UserInfo {
 /// What a message meant, once folded into the session.
 pub enum Event {
     Identity,
-    /// Edits were folded; if one of them was ours, the revision after it.
+    /// Edits were folded, `ours` of them this connection's own.
     History {
-        ours: Option<u64>,
+        ours: u64,
     },
     Language(String),
     UserInfo {
@@ -90,14 +92,59 @@ pub enum Event {
     },
 }
 
-/// Whether a session keeps the pad's text or only its length.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Track {
-    Length,
-    Text,
-    /// The text, and also the text at this revision with every edit after
-    /// it (see [`Since`]).
-    TextSince(u64),
+/// What a session keeps of the pad besides its length.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Track {
+    text: bool,
+    /// The text at this revision and every edit after it (see [`Since`]).
+    since: Option<u64>,
+    /// Who wrote what (see [`Authorship`]), for the removal rule.
+    authorship: bool,
+}
+
+impl Track {
+    /// The length only.
+    pub const LENGTH: Track = Track {
+        text: false,
+        since: None,
+        authorship: false,
+    };
+    /// The text.
+    pub const TEXT: Track = Track {
+        text: true,
+        since: None,
+        authorship: false,
+    };
+
+    /// The text, and also the text at `revision` with every edit after it.
+    pub fn text_since(revision: u64) -> Track {
+        Track {
+            since: Some(revision),
+            ..Track::TEXT
+        }
+    }
+
+    /// The same, recording from `revision` at the latest.
+    pub fn since_at_most(self, revision: Option<u64>) -> Track {
+        let since = match (self.since, revision) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Track {
+            text: self.text || since.is_some(),
+            since,
+            ..self
+        }
+    }
+
+    /// The same, and who wrote what.
+    pub fn with_authorship(self) -> Track {
+        Track {
+            text: true,
+            authorship: true,
+            ..self
+        }
+    }
 }
 
 /// What a barrier waits for.
@@ -120,6 +167,9 @@ pub struct PadState {
     language: Option<String>,
     users: BTreeMap<u64, String>,
     since: Option<Since>,
+    authorship: Option<Authorship>,
+    /// Entries of this connection's own in the history so far.
+    own_entries: u64,
 }
 
 /// An open session: the connection and the pad's state.
@@ -202,38 +252,48 @@ impl PadSocket {
         }
     }
 
-    /// Sends one whole-document edit at the current revision and waits for
-    /// Rustpad to acknowledge it, folding everyone else's edits meanwhile.
-    /// Returns the pad's revision right after the edit.
-    pub fn edit(&mut self, operation: serde_json::Value) -> Result<u64, ToolError> {
-        self.edit_at(self.revision, operation)
+    /// Sends one whole-document edit at the current revision, after `mark`,
+    /// and waits for Rustpad to acknowledge it, folding everyone else's edits
+    /// meanwhile.
+    pub fn edit(&mut self, mark: Mark, operation: serde_json::Value) -> Result<(), ToolError> {
+        self.edit_at(mark, self.revision, operation)
     }
 
     /// Sends an edit built against the text at `revision` (at most the
-    /// current one): Rustpad transforms it over every edit since, as it does
-    /// for any client whose edit crossed others in flight.
+    /// current one), after the entries of `mark` (see [`marks`]), which must
+    /// be this connection's first: Rustpad transforms the edit over every
+    /// edit since, as it does for any client whose edit crossed others in
+    /// flight, and the marks change nothing it transforms over.
     pub fn edit_at(
         &mut self,
+        mark: Mark,
         revision: u64,
         operation: serde_json::Value,
-    ) -> Result<u64, ToolError> {
+    ) -> Result<(), ToolError> {
         if self.me.is_none() {
             return Err(ToolError::new(
                 "Rustpad never told this client its identity",
             ));
         }
         debug_assert!(revision <= self.revision);
-        self.send(&json!({ "Edit": { "revision": revision, "operation": operation } }))?;
+        debug_assert_eq!(self.own_entries, 0, "a mark goes first");
+        let keep_all = marks::keep_all(self.document.len());
+        for _ in 0..mark.entries() {
+            // Pipelined: each is a whole-text keep at the current revision.
+            self.send(&json!({ "Edit": { "revision": self.revision, "operation": keep_all } }))?;
+        }
+        let sent = self.send(&json!({ "Edit": { "revision": revision, "operation": operation } }));
+        if let Err(error) = sent {
+            return Err(unknown_outcome(error));
+        }
+        let acknowledged = self.own_entries + mark.entries() as u64 + 1;
         let deadline = Instant::now() + ACK_TIMEOUT;
-        loop {
-            match self.receive(deadline, "an acknowledgement of the edit") {
-                Ok(Event::History {
-                    ours: Some(revision),
-                }) => return Ok(revision),
-                Ok(_) => {}
-                Err(error) => return Err(unknown_outcome(error)),
+        while self.own_entries < acknowledged {
+            if let Err(error) = self.receive(deadline, "an acknowledgement of the edit") {
+                return Err(unknown_outcome(error));
             }
         }
+        Ok(())
     }
 
     /// Sets the language and waits until Rustpad relays it back to us.
@@ -291,16 +351,16 @@ impl PadState {
             id: id.to_string(),
             me: None,
             revision: 0,
-            document: match track {
-                Track::Length => Document::lengths_only(),
-                Track::Text | Track::TextSince(_) => Document::with_text(),
+            document: if track.text {
+                Document::with_text()
+            } else {
+                Document::lengths_only()
             },
             language: None,
             users: BTreeMap::new(),
-            since: match track {
-                Track::TextSince(revision) => Some(Since::from(revision)),
-                Track::Length | Track::Text => None,
-            },
+            since: track.since.map(Since::from),
+            authorship: track.authorship.then(Authorship::new),
+            own_entries: 0,
         }
     }
 
@@ -310,6 +370,11 @@ impl PadState {
 
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// Rustpad's number for this connection, once it has said.
+    pub fn me(&self) -> Option<u64> {
+        self.me
     }
 
     /// The text, for a session that keeps it.
@@ -322,6 +387,17 @@ impl PadState {
     /// The base text and what followed it, for a session that records them.
     pub fn since(&self) -> Option<&Since> {
         self.since.as_ref()
+    }
+
+    /// Who wrote what, for a session that follows it.
+    pub fn authorship(&self) -> Option<&Authorship> {
+        self.authorship.as_ref()
+    }
+
+    /// Whether connection `id` is a person at work in the pad now: open,
+    /// and named by a name that is not this server's.
+    pub fn at_work(&self, id: u64) -> bool {
+        Some(id) != self.me && self.users.get(&id).is_some_and(|name| name != CLIENT_NAME)
     }
 
     /// Starts recording at the text as it stands now.
@@ -357,13 +433,14 @@ impl PadState {
             let from = Lengths {
                 length: self.document.len() as u64,
                 revision: self.revision,
-                ours: None,
+                ours: 0,
             };
             let check_every = DEADLINE_CHECK_EVERY as u64;
             if let Some(folded) = fold_history_frame(frame, from, self.me, deadline, check_every) {
                 let folded = folded.map_err(|problem| self.refusal(problem))?;
                 self.document.set_length(folded.length as usize);
                 self.revision = folded.revision;
+                self.own_entries += folded.ours;
                 return Ok(Event::History { ours: folded.ours });
             }
         }
@@ -396,6 +473,7 @@ impl PadState {
                     self.fold_lengths(operations.get(), skip, deadline)
                 }
                 .map_err(|problem| self.refusal(problem))?;
+                self.own_entries += ours;
                 Event::History { ours }
             }
             ServerMsg::Language(language) => {
@@ -422,16 +500,12 @@ impl PadState {
 }
 
 impl PadState {
-    /// Folds a History's entries into the text, each parsed whole.
-    fn fold_text(
-        &mut self,
-        entries: &str,
-        skip: u64,
-        deadline: Instant,
-    ) -> Result<Option<u64>, FoldError> {
+    /// Folds a History's entries into the text, each parsed whole; returns
+    /// how many were ours.
+    fn fold_text(&mut self, entries: &str, skip: u64, deadline: Instant) -> Result<u64, FoldError> {
         let entries: Vec<UserOperation> = serde_json::from_str(entries)
             .map_err(|error| FoldError::NotUnderstood(error.to_string()))?;
-        let mut ours = None;
+        let mut ours = 0;
         for (index, entry) in entries.iter().enumerate().skip(skip as usize) {
             if index % DEADLINE_CHECK_EVERY == 0 && Instant::now() > deadline {
                 return Err(FoldError::Deadline);
@@ -441,7 +515,7 @@ impl PadState {
                 .since
                 .as_ref()
                 .is_some_and(|s| s.wants(self.revision + 1));
-            let before = (recorded && mine)
+            let before = (recorded && mine && !marks::changes_nothing(&entry.operation))
                 .then(|| self.document.rope().cloned())
                 .flatten();
             self.document
@@ -449,7 +523,10 @@ impl PadState {
                 .map_err(FoldError::CannotApply)?;
             self.revision += 1;
             if mine {
-                ours = Some(self.revision);
+                ours += 1;
+            }
+            if let Some(authorship) = &mut self.authorship {
+                authorship.follow(entry.id, &entry.operation);
             }
             if let (Some(since), Some(text)) = (&mut self.since, self.document.rope()) {
                 let operation = if recorded {
@@ -469,11 +546,11 @@ impl PadState {
         entries: &str,
         skip: u64,
         deadline: Instant,
-    ) -> Result<Option<u64>, FoldError> {
+    ) -> Result<u64, FoldError> {
         let from = Lengths {
             length: self.document.len() as u64,
             revision: self.revision,
-            ours: None,
+            ours: 0,
         };
         let folded = fold_lengths(
             entries,

@@ -46,11 +46,20 @@ pub const ESSENTIAL: [ToolName; 5] = [
 pub const EPHEMERAL: &str = "Pads are ephemeral: Rustpad forgets a pad when it restarts (unless it persists to a database) and after a day in which nobody opened it.";
 
 /// What the removal rule adds up, in the words of the tool descriptions.
-const REMOVALS_COUNTED: &str = if crate::grants::REMEMBERS {
-    "counting what this server removed from the same pad in the last 15 minutes"
-} else {
-    "counting this call alone (this server keeps no record between requests)"
-};
+fn removals_counted() -> String {
+    use crate::guard::removal::{TALLY_WINDOW_SECONDS, WINDOW_EDITS};
+    let this_process = if crate::grants::STATELESS {
+        String::new()
+    } else {
+        format!(
+            ", and what this server process removed in the last {} minutes",
+            TALLY_WINDOW_SECONDS / 60
+        )
+    };
+    format!(
+        "counting what the pad's history shows was removed from it lately without a person's approval by this server (any process or replica) or by anyone who has since left the pad (over the last {WINDOW_EDITS} edits by people){this_process}"
+    )
+}
 
 /// Annotations: (readOnly, destructive, idempotent, openWorld).
 struct Hints(bool, bool, bool, bool);
@@ -149,8 +158,8 @@ impl ToolName {
             ),
             ToolName::SetDocument => "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content cannot be restored. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string(),
             ToolName::AppendToDocument => "Adds text at the end of a pad. Everything else, including what people type at the same moment, stays as it is. The text is added exactly as given: start it with a newline to begin a new line.".to_string(),
-            ToolName::ReplaceInDocument => format!("Replaces an exact string (no regular expressions) in a pad, editing only the matched ranges so concurrent edits elsewhere survive. Matches are found left to right without overlap. By default the string must occur exactly once; set replace_all to change every occurrence. A person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when more than one occurrence would change, or when the change would remove more than half of the pad's characters or more than 10,000 of them, {REMOVALS_COUNTED}. What a replacement shares with the text it replaces at either end is not counted as removed, so fixing a typo never asks."),
-            ToolName::EditDocument => format!("Makes up to 100 exact-text edits to a pad as one change. Each edit replaces old_text with new_text; old_text must occur exactly once in the text, or exactly once starting on the given line. An empty old_text with a line inserts new_text at the start of that line (one past the last line appends at the very end; start new_text with a line break if the pad does not end with one). All edits are located in the same text and must not overlap. Pass the base from a get_document window (or an earlier edit_document result) to state the edits against that text: edits people made since are kept, and your edits land where you read them. Without a base the pad as it is now is used. Any problem refuses the whole batch and nothing is written. The result has a unified diff, the new revision and base, and the lines each edit's new text now occupies. dry_run: true returns the diff and whether a person would be asked, and writes nothing. A person is asked first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when the change would remove more than half of the pad's characters or more than 10,000 of them, {REMOVALS_COUNTED}."),
+            ToolName::ReplaceInDocument => format!("Replaces an exact string (no regular expressions) in a pad, editing only the matched ranges so concurrent edits elsewhere survive. Matches are found left to right without overlap. By default the string must occur exactly once; set replace_all to change every occurrence. A person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when more than one occurrence would change, or when the change would remove more than half of the pad's characters or more than 10,000 of them, {}. What a replacement shares with the text it replaces at either end is not counted as removed, so fixing a typo never asks.", removals_counted()),
+            ToolName::EditDocument => format!("Makes up to 100 exact-text edits to a pad as one change. Each edit replaces old_text with new_text; old_text must occur exactly once in the text, or exactly once starting on the given line. An empty old_text with a line inserts new_text at the start of that line (one past the last line appends at the very end; start new_text with a line break if the pad does not end with one). All edits are located in the same text and must not overlap. Pass the base from a get_document window (or an earlier edit_document result) to state the edits against that text: edits people made since are kept, and your edits land where you read them. Without a base the pad as it is now is used. Any problem refuses the whole batch and nothing is written. The result has a unified diff, the new revision and base, and the lines each edit's new text now occupies. dry_run: true returns the diff and whether a person would be asked, and writes nothing. A person is asked first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when the change would remove more than half of the pad's characters or more than 10,000 of them, {}.", removals_counted()),
             ToolName::SetLanguage => "Sets a pad's syntax-highlighting language (a Monaco language id such as \"markdown\", \"python\" or \"rust\"). Everyone who has the pad open sees the change; the last one set wins.".to_string(),
         }
     }

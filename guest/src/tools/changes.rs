@@ -5,7 +5,8 @@
 //! the base's revision and every operation after it with its author's id. An
 //! author still in the pad is named; anyone else — including this server's
 //! own earlier sessions and Rustpad's storage, from which a reloaded pad's
-//! text comes — is "someone who has left".
+//! text comes — is "someone who has left". Entries that change nothing (the
+//! marks of this server's writes, `rustpad::marks`) are not counted.
 
 use std::collections::HashMap;
 
@@ -34,7 +35,7 @@ pub fn get_changes(url: &RustpadUrl, args: &Args) -> ToolResult {
     let base = args
         .base()?
         .ok_or_else(|| ToolError::new("missing required argument \"base\""))?;
-    let socket = PadSocket::look(url, id, Track::TextSince(base.revision))?;
+    let socket = PadSocket::look(url, id, Track::text_since(base.revision))?;
     let outcome = changes(&socket, id, &base);
     socket.close();
     outcome
@@ -52,7 +53,12 @@ fn changes(socket: &PadSocket, id: &str, base: &Base) -> ToolResult {
     // At most one per user in the pad (the socket keeps a bounded number), plus the departed.
     let mut authors: Vec<Author> = Vec::new();
     let mut index: HashMap<Option<u64>, usize> = HashMap::new();
-    for entry in since.entries() {
+    // Entries that change nothing (the marks this server's writes send first) are no one's work.
+    let changes = since
+        .entries()
+        .iter()
+        .filter(|entry| !entry.operation.is_noop());
+    for entry in changes.clone() {
         let name = socket.user_name(entry.author);
         // Present authors by their connection; everyone who has left under one key.
         let key = name.is_some().then_some(entry.author);
@@ -67,7 +73,7 @@ fn changes(socket: &PadSocket, id: &str, base: &Base) -> ToolResult {
             }
         }
     }
-    let operations = since.entries().len();
+    let operations = changes.count();
     let (then, now) = (then.to_string(), now.to_string());
     let changed = then != now;
     let diff = if changed {

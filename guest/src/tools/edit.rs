@@ -17,13 +17,17 @@ use super::args::Args;
 use super::catalogue::{EPHEMERAL, ToolName};
 use super::diff::{self, Diff};
 use super::locate::{self, EditSpec, Plan};
+use super::write::pad_of;
 use crate::config::RustpadUrl;
-use crate::guard::removal::{Change, Ledger, Removal};
+use crate::guard::removal::{Change, Ledger, Removal, go_unasked};
 use crate::guard::{self, Guard, Proposal, seal};
 use crate::result::{self, ToolError, ToolResult};
+use crate::rustpad::authorship::Authorship;
 use crate::rustpad::base::{Base, Stale};
+use crate::rustpad::marks::{Class, Mark};
 use crate::rustpad::ot::apply_to_rope;
 use crate::rustpad::rebase::{Rebased, rebase};
+use crate::rustpad::since::Since;
 use crate::rustpad::socket::{PadSocket, Track};
 use crate::text::MAX_DOCUMENT_CHARS;
 
@@ -98,10 +102,14 @@ pub fn edit_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult
         dry_run: args.flag("dry_run")?,
         given,
     };
+    // An answer names the revision the person was asked at; without a base,
+    // the text there is what the edits were stated against.
     let track = match &request.base {
-        Some(base) => Track::TextSince(base.revision),
-        None => Track::Text,
-    };
+        Some(base) => Track::text_since(base.revision),
+        None => Track::TEXT,
+    }
+    .with_authorship()
+    .since_at_most(guard.asked_at());
     // A dry run changes nothing, so it looks without joining.
     let mut socket = if request.dry_run {
         PadSocket::look(url, request.id, track)?
@@ -121,7 +129,7 @@ fn run(
     guard: &Guard,
 ) -> Result<(Effect, Base, bool), ToolError> {
     let id = request.id;
-    if request.base.is_none() {
+    if request.base.is_none() && socket.since().and_then(Since::text).is_none() {
         socket.record_from_here()?;
     }
     let (base, base_text) = base_text(socket, request)?;
@@ -137,6 +145,13 @@ fn run(
         ))
     })?;
     let since = socket.since().expect("the session records from its base");
+    if let Some(made) = made_since(&plan.operation, since, socket.authorship()) {
+        // A retry of a batch that landed (its first call's outcome unknown):
+        // made again, its insertions would be made twice.
+        return Err(ToolError::new(format!(
+            "Nothing was written: exactly this change was already made to pad \"{id}\" since base {base}, at revision {made}, by a write of this server's (an earlier call whose outcome was unknown did land). Call get_changes with this base to see it. To make the same change once more on purpose, state it against the base of the current text."
+        )));
+    }
     let rebased = rebase(
         plan.operation.clone(),
         since.entries().iter().map(|entry| &entry.operation),
@@ -158,19 +173,26 @@ fn run(
         )));
     }
     let pad_chars = socket.document().len();
-    let ledger = Ledger::of(id);
-    let removal = ledger.judge(pad_chars, change);
-    let asks = removal.needs_person();
+    let at_work = |author| socket.at_work(author);
+    let removal = Ledger::of(id, socket.authorship(), &at_work).judge(pad_chars, change);
     if request.dry_run {
         let before = socket.text()?.clone();
         let effect = preview(before, socket.revision(), &plan, &rebased, id)?;
-        return Ok((effect, base, asks));
+        return Ok((effect, base, removal.needs_person()));
     }
+    let asks = removal.needs_person() || !go_unasked(id, &removal);
     if asks {
-        guard.approve(&proposal(request, &base, &plan, &removal))?;
+        // The base and what the batch removes: carried over what happened
+        // since, the removal can only shrink, and any shrinking is refused
+        // above, so this holds at every revision since the person was asked
+        // exactly when it holds now; a batch that landed also shrinks it.
+        let state = format!("{base} {}", removal.removed());
+        let state_of = move |_: &Rope| state.clone();
+        let proposal = proposal(request, &base, &plan, &removal, &state_of);
+        guard.approve(&proposal, &pad_of(socket)?)?;
     }
     let wire = serde_json::to_value(&plan.operation).unwrap_or_default();
-    ledger.carry_out(change, asks, || socket.edit_at(base.revision, wire))?;
+    socket.edit_at(Mark::of(asks), base.revision, wire)?;
     Ok((applied(socket, &plan, id)?, base, false))
 }
 
@@ -197,6 +219,28 @@ fn base_text(socket: &PadSocket, request: &Request) -> Result<(Base, Rope), Tool
             base.revision
         ))),
     }
+}
+
+/// The revision at which a write of this server's made exactly this batch
+/// since its base, if one did: the batch carried to just before an entry of
+/// a marked writer's is that entry.
+fn made_since(
+    operation: &OperationSeq,
+    since: &Since,
+    authorship: Option<&Authorship>,
+) -> Option<u64> {
+    let authorship = authorship?;
+    let mut carried = operation.clone();
+    for (revision, entry) in (since.revision() + 1..).zip(since.entries()) {
+        if carried == entry.operation
+            && !carried.is_noop()
+            && authorship.class(entry.author) != Class::Unmarked
+        {
+            return Some(revision);
+        }
+        carried = carried.transform(&entry.operation).ok()?.0;
+    }
+    None
 }
 
 /// What the batch would do to the pad as it stands, for a dry run.
@@ -241,7 +285,13 @@ fn untrusted_history(id: &str) -> ToolError {
 }
 
 /// What a person is asked before a batch that removes much of the pad.
-fn proposal<'a>(request: &'a Request, base: &Base, plan: &Plan, removal: &Removal) -> Proposal<'a> {
+fn proposal<'a>(
+    request: &'a Request,
+    base: &Base,
+    plan: &Plan,
+    removal: &Removal,
+    state_of: &'a dyn Fn(&Rope) -> String,
+) -> Proposal<'a> {
     let id = request.id;
     let count = request.edits.len();
     let mut lines = plan.lines.clone();
@@ -279,9 +329,7 @@ fn proposal<'a>(request: &'a Request, base: &Base, plan: &Plan, removal: &Remova
         tool: ToolName::EditDocument,
         pad: id,
         arguments: request.given.iter().map(String::as_str).collect(),
-        // Without a base, the pad as it stands is the base: someone typing
-        // while the dialog is open makes it ask again.
-        pad_state: format!("{base} {}", removal.removed()),
+        state_of,
         what: format!("apply {edits} to pad \"{id}\" as one change"),
         consequence: "What the edits remove cannot be restored.",
         facts,

@@ -63,7 +63,7 @@ pub fn get_document(url: &RustpadUrl, args: &Args) -> ToolResult {
 
 pub fn get_document_info(url: &RustpadUrl, args: &Args) -> ToolResult {
     let id = args.id()?;
-    let socket = PadSocket::look(url, id, Track::Length)?;
+    let socket = PadSocket::look(url, id, Track::LENGTH)?;
     let mut payload = Map::new();
     payload.insert("id".into(), json!(id));
     payload.insert("url".into(), json!(url.share_link(id)));

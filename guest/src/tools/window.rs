@@ -36,7 +36,7 @@ struct Shown {
 }
 
 pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult {
-    let socket = PadSocket::look(url, id, Track::Text)?;
+    let socket = PadSocket::look(url, id, Track::TEXT)?;
     let read = socket.text().cloned();
     let revision = socket.revision();
     socket.close();

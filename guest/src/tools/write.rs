@@ -3,17 +3,19 @@
 //! for Rustpad's acknowledgement; Rustpad transforms it over whatever people
 //! typed meanwhile, so nobody's keystrokes are lost.
 
+use ropey::Rope;
 use serde_json::{Value, json};
 
 use super::args::Args;
 use super::catalogue::EPHEMERAL;
 use super::catalogue::ToolName;
 use crate::config::RustpadUrl;
-use crate::guard::removal::{Change, Ledger, Removal};
-use crate::guard::{self, Guard, Proposal, seal};
+use crate::guard::removal::{Change, Ledger, Removal, go_unasked};
+use crate::guard::{self, Guard, Pad, Proposal, seal};
 use crate::result::{self, ToolError, ToolResult};
+use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::{Builder, find_literal};
-use crate::rustpad::socket::{PadSocket, Track};
+use crate::rustpad::socket::{PadSocket, PadState, Track};
 use crate::text::{MAX_DOCUMENT_CHARS, char_len, shared_ends};
 
 /// Length of generated pad ids, from `[a-z0-9]`.
@@ -38,6 +40,18 @@ fn text_of(socket: &PadSocket) -> Result<String, ToolError> {
         .document()
         .text()
         .ok_or_else(|| ToolError::new("internal error: the session did not keep the pad's text"))
+}
+
+/// The pad as the guard checks an approval against it.
+pub(super) fn pad_of(state: &PadState) -> Result<Pad<'_>, ToolError> {
+    Ok(Pad {
+        revision: state.revision(),
+        text: state.text()?,
+        record: state.since(),
+        connection: state
+            .me()
+            .ok_or_else(|| ToolError::new("Rustpad never told this client its identity"))?,
+    })
 }
 
 fn check_limit(length: usize) -> Result<(), ToolError> {
@@ -99,7 +113,7 @@ pub fn create_document(url: &RustpadUrl, args: &Args) -> ToolResult {
     };
     let text = args.optional_text("text")?.unwrap_or("");
     let language = args.language()?;
-    let characters = with_session(url, &id, Track::Length, |socket| {
+    let characters = with_session(url, &id, Track::LENGTH, |socket| {
         if !socket.document().is_empty() {
             return Err(ToolError::new(format!(
                 "pad \"{id}\" already has content; use set_document to replace it or append_to_document to add to it"
@@ -107,8 +121,7 @@ pub fn create_document(url: &RustpadUrl, args: &Args) -> ToolResult {
         }
         if !text.is_empty() {
             let operation = Builder::new().insert(text).finish();
-            let change = Change::between("", text);
-            Ledger::of(&id).carry_out(change, false, || socket.edit(operation))?;
+            socket.edit(Mark::Writer, operation)?;
         }
         if let Some(language) = language {
             socket.set_language(language).map_err(|error| {
@@ -142,18 +155,20 @@ pub fn set_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult 
     let text = args.text("text", 0)?;
     let new_length = char_len(text);
     let new_fingerprint = seal::fingerprint(text);
-    let (before, after, changed) = with_session(url, id, Track::Text, |socket| {
+    let content = |text: &Rope| seal::fingerprint(&text.to_string());
+    let track = Track::TEXT.since_at_most(guard.asked_at());
+    let (before, after, changed) = with_session(url, id, track, |socket| {
         let before = socket.document().len();
         let old = text_of(socket)?;
         if old == text {
             return Ok((before, before, false));
         }
         if before > 0 {
-            guard.approve(&Proposal {
+            let proposal = Proposal {
                 tool: ToolName::SetDocument,
                 pad: id,
                 arguments: vec![&new_fingerprint],
-                pad_state: seal::fingerprint(&old),
+                state_of: &content,
                 what: format!(
                     "replace the entire content of pad \"{id}\" ({before} characters) with new content ({new_length} characters)"
                 ),
@@ -166,12 +181,12 @@ pub fn set_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult 
                 values: Vec::new(),
                 title: format!("Replace the content of pad \"{id}\"?"),
                 hint: "Tick the box to replace it; leave it unticked to keep the pad as it is.",
-            })?;
+            };
+            guard.approve(&proposal, &pad_of(socket)?)?;
         }
         let operation = Builder::new().delete(before).insert(text).finish();
         // Whatever this removes, a person approved (a non-empty pad asks).
-        let change = Change::between(&old, text);
-        Ledger::of(id).carry_out(change, before > 0, || socket.edit(operation))?;
+        socket.edit(Mark::of(before > 0), operation)?;
         Ok((before, socket.document().len(), true))
     })?;
     if !changed {
@@ -199,12 +214,11 @@ pub fn append_to_document(url: &RustpadUrl, args: &Args) -> ToolResult {
     let id = args.id()?;
     let text = args.text("text", 1)?;
     let appended = char_len(text);
-    let after = with_session(url, id, Track::Length, |socket| {
+    let after = with_session(url, id, Track::LENGTH, |socket| {
         let before = socket.document().len();
         check_limit(before + appended)?;
         let operation = Builder::new().retain(before).insert(text).finish();
-        let change = Change::between("", text);
-        Ledger::of(id).carry_out(change, false, || socket.edit(operation))?;
+        socket.edit(Mark::Writer, operation)?;
         Ok(socket.document().len())
     })?;
     written(
@@ -226,7 +240,16 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
             "search and replace are identical, so there is nothing to change",
         ));
     }
-    let (replacements, after) = with_session(url, id, Track::Text, |socket| {
+    let each = Change::between(search, replace);
+    let state_of = |text: &Rope| {
+        let text = text.to_string();
+        let count = find_literal(&text, search).len();
+        replace_state(&text, search, replace, count, each)
+    };
+    let track = Track::TEXT
+        .with_authorship()
+        .since_at_most(guard.asked_at());
+    let (replacements, after) = with_session(url, id, track, |socket| {
         let text = text_of(socket)?;
         let matches = find_literal(&text, search);
         let count = matches.len();
@@ -241,18 +264,18 @@ pub fn replace_in_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> Tool
             )));
         }
         let pad_chars = socket.document().len();
-        let change = Change::between(search, replace).times(count);
+        let change = each.times(count);
         check_limit(pad_chars - change.removed + change.inserted)?;
-        let ledger = Ledger::of(id);
-        let removal = ledger.judge(pad_chars, change);
-        let asks = count > 1 || removal.needs_person();
+        let at_work = |author| socket.at_work(author);
+        let removal = Ledger::of(id, socket.authorship(), &at_work).judge(pad_chars, change);
+        let asks = count > 1 || removal.needs_person() || !go_unasked(id, &removal);
         if asks {
-            guard.approve(&replace_proposal(
-                id, search, replace, &text, &matches, &removal,
-            ))?;
+            let proposal =
+                replace_proposal(id, search, replace, &text, &matches, &removal, &state_of);
+            guard.approve(&proposal, &pad_of(socket)?)?;
         }
         let operation = replace_operation(pad_chars, &matches, search, replace);
-        ledger.carry_out(change, asks, || socket.edit(operation))?;
+        socket.edit(Mark::of(asks), operation)?;
         Ok((count, socket.document().len()))
     })?;
     let plural = if replacements == 1 {
@@ -278,6 +301,7 @@ fn replace_proposal<'a>(
     text: &str,
     matches: &[(usize, usize)],
     removal: &Removal,
+    state_of: &'a dyn Fn(&Rope) -> String,
 ) -> Proposal<'a> {
     let count = matches.len();
     let mut lines = match_lines(text, matches);
@@ -307,11 +331,7 @@ fn replace_proposal<'a>(
         tool: ToolName::ReplaceInDocument,
         pad: id,
         arguments: vec![search, replace],
-        pad_state: format!(
-            "{} {}",
-            replace_binding(text, search, replace, count),
-            removal.removed()
-        ),
+        state_of,
         what: format!("replace {occurrences} in pad \"{id}\""),
         consequence,
         facts,
@@ -347,6 +367,16 @@ fn replace_operation(
     builder.retain(pad_chars - at).finish()
 }
 
+/// What a replace approval is bound to in a text with `count` matches: the
+/// binding below and the characters the replacement would remove.
+fn replace_state(text: &str, search: &str, replace: &str, count: usize, each: Change) -> String {
+    format!(
+        "{} {}",
+        replace_binding(text, search, replace, count),
+        each.times(count).removed
+    )
+}
+
 /// What a replace approval is bound to besides its values: the match count,
 /// which a replacement changes, unless the result holds as many matches as
 /// before (`a` → `ab`, or `ab` → `b` in `aab`). Then the count cannot tell
@@ -354,6 +384,8 @@ fn replace_operation(
 /// whose record of spent approvals is its own) would replace a second time; so
 /// the approval is bound to the exact content instead, which the first use
 /// changes. The price: an edit by anyone while the dialog is open asks again.
+/// (The approval also checks that this held at every revision since the
+/// person was asked; see `guard::standing`.)
 fn replace_binding(text: &str, search: &str, replace: &str, count: usize) -> String {
     if text.replace(search, replace).matches(search).count() == count {
         format!("{count} {}", seal::fingerprint(text))
@@ -367,7 +399,7 @@ pub fn set_language(url: &RustpadUrl, args: &Args) -> ToolResult {
     let Some(language) = args.language()? else {
         return Err(ToolError::new("missing required argument \"language\""));
     };
-    let characters = with_session(url, id, Track::Length, |socket| {
+    let characters = with_session(url, id, Track::LENGTH, |socket| {
         socket.set_language(language)?;
         Ok(socket.document().len())
     })?;

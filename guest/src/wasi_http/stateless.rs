@@ -18,15 +18,8 @@ pub mod elicitation {
     }
 }
 
-/// Spent ids: no record survives a request, so every id is new.
-pub mod single_use {
-    pub fn spend(_id: &str, _ttl_seconds: u32) -> bool {
-        true
-    }
-}
-
 /// Running totals: no record survives a request, so each total is the
-/// amount at hand.
+/// amount at hand (the removal rule reads the pad's history instead).
 pub mod tally {
     pub fn add(_key: &str, amount: u64, _window_seconds: u32) -> Option<u64> {
         Some(amount)

@@ -71,14 +71,6 @@ impl rustpad::mcp::elicitation::Host for CallState {
     }
 }
 
-impl rustpad::mcp::single_use::Host for CallState {
-    async fn spend(&mut self, id: String, ttl_seconds: u32) -> wasmtime::Result<bool> {
-        Ok(self
-            .spent
-            .spend(id, Duration::from_secs(u64::from(ttl_seconds))))
-    }
-}
-
 impl rustpad::mcp::tally::Host for CallState {
     async fn add(
         &mut self,

@@ -22,7 +22,7 @@ use wasmtime_wasi_http::WasiHttpCtx;
 use crate::budget::{MemoryBudget, Reservation};
 use crate::call::CallPlaces;
 use crate::egress::Egress;
-use crate::single_use::SpentIds;
+use crate::settings::Limits;
 use crate::tally::Tallies;
 use state::{EgressHooks, MemoryCap, Refused, Waited};
 
@@ -135,23 +135,18 @@ pub struct Runtime {
     pre: ServerPre<CallState>,
     env: Vec<(String, String)>,
     egress: Arc<Egress>,
-    spent: Arc<SpentIds>,
     tallies: Arc<Tallies>,
     budget: Arc<MemoryBudget>,
 }
 
 impl Runtime {
     /// Loads the built-in component, compiled when the binary was built.
-    /// `env` is all the environment it sees; spent ids are kept in `spent`;
-    /// all running calls together may hold `memory_mib`.
-    pub fn load(
-        env: Vec<(String, String)>,
-        spent: SpentIds,
-        memory_mib: usize,
-    ) -> anyhow::Result<Runtime> {
+    /// `env` is all the environment it sees; `limits` bound what running
+    /// calls hold together and what the tally keeps.
+    pub fn load(env: Vec<(String, String)>, limits: &Limits) -> anyhow::Result<Runtime> {
         let engine = Engine::new(&engine::config())?;
         let component = built_in(&engine, GUEST_IMAGE)?;
-        Runtime::with_component(engine, &component, env, spent, memory_mib)
+        Runtime::with_component(engine, &component, env, limits)
     }
 
     /// Compiles and loads another component (`--component FILE`), caching
@@ -160,30 +155,27 @@ impl Runtime {
     pub fn load_bytes(
         wasm: &[u8],
         env: Vec<(String, String)>,
-        spent: SpentIds,
-        memory_mib: usize,
+        limits: &Limits,
     ) -> anyhow::Result<Runtime> {
         let mut config = engine::config();
         config.cache(compile_cache());
         let engine = Engine::new(&config)?;
         let component = Component::new(&engine, wasm)
             .map_err(|error| anyhow::anyhow!("loading the component: {error}"))?;
-        Runtime::with_component(engine, &component, env, spent, memory_mib)
+        Runtime::with_component(engine, &component, env, limits)
     }
 
     fn with_component(
         engine: Engine,
         component: &Component,
         env: Vec<(String, String)>,
-        spent: SpentIds,
-        memory_mib: usize,
+        limits: &Limits,
     ) -> anyhow::Result<Runtime> {
         let mut linker = Linker::<CallState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
         rustpad::mcp::websocket::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::elicitation::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        rustpad::mcp::single_use::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::tally::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::calls::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         let pre = ServerPre::new(linker.instantiate_pre(component)?)?;
@@ -192,9 +184,8 @@ impl Runtime {
             pre,
             env,
             egress: Egress::new(None, false),
-            spent: Arc::new(spent),
-            tallies: Arc::new(Tallies::default()),
-            budget: Arc::new(MemoryBudget::new(memory_mib)),
+            tallies: Arc::new(Tallies::with_capacity(limits.tally_pads)),
+            budget: Arc::new(MemoryBudget::new(limits.memory_mib)),
         })
     }
 
@@ -228,7 +219,6 @@ impl Runtime {
                 peak: 0,
             },
             egress: self.egress.clone(),
-            spent: self.spent.clone(),
             tallies: self.tallies.clone(),
             elicitor: grants.elicitor,
             places: grants.places,

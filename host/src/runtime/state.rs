@@ -18,7 +18,6 @@ use super::{MAX_INSTANCES, MAX_TABLE_ELEMENTS, MEMORY_LIMIT_BYTES};
 use crate::budget::{MemoryBudget, Reservation};
 use crate::call::CallPlaces;
 use crate::egress::Egress;
-use crate::single_use::SpentIds;
 use crate::tally::Tallies;
 
 /// Who the component asks when it needs a person (MCP elicitation).
@@ -34,7 +33,6 @@ pub struct CallState {
     pub(super) hooks: EgressHooks,
     pub(super) limits: MemoryCap,
     pub(super) egress: Arc<Egress>,
-    pub(super) spent: Arc<SpentIds>,
     pub(super) tallies: Arc<Tallies>,
     pub(super) elicitor: Option<Arc<dyn Elicitor>>,
     /// Where tool calls get their place; none: no bound.

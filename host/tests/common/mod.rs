@@ -180,6 +180,20 @@ pub fn seed(rustpad: &rustpad_test_server::TestServer, pad: &str, text: &str) {
     rustpad.seed(pad, &seed).unwrap();
 }
 
+/// Makes `pad`'s text `text` in one edit, as a person who then leaves would:
+/// the pad's history keeps what it held before (unlike [`seed`]).
+pub async fn set_by_person(rustpad: &rustpad_test_server::TestServer, pad: &str, text: &str) {
+    use operational_transform::OperationSeq;
+    let mut person = rustpad_test_server::person::Person::join(&rustpad.socket_url(pad), "person")
+        .await
+        .unwrap();
+    let mut operation = OperationSeq::default();
+    operation.delete(person.text().chars().count() as u64);
+    operation.insert(text);
+    person.edit(operation).await.unwrap();
+    person.leave().await;
+}
+
 /// The outcome text of a probe request.
 pub fn probe(server: &mut Server, id: u64, what: &str, params: Value) -> Value {
     server.request(id, &format!("probe/{what}"), params)

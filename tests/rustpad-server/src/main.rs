@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use operational_transform::OperationSeq;
 use rustpad_test_server::misbehave::MODE_NAMES;
+use rustpad_test_server::person::Person;
 use rustpad_test_server::typist::{Typist, TypistOptions, splits_occurrence};
 use rustpad_test_server::{ServerOptions, serve};
 use tokio::net::TcpListener;
@@ -20,6 +22,7 @@ USAGE:
     rustpad-test-server type --url ws://HOST:PORT/api/socket/ID [--seed S] [--count N]
                              [--delay-us D] [--settle-ms M] [--name NAME]
                              [--avoid STRING]... [--stay]
+    rustpad-test-server set --url ws://HOST:PORT/api/socket/ID [--name NAME] < TEXT
 
 SERVER OPTIONS:
     --port N       TCP port; 0 (the default) picks a free one
@@ -56,6 +59,12 @@ TYPE OPTIONS:
 
     Prints a JSON report: identity, typed (strings in order), skipped, final_text, revision.
 
+SET:
+    Joins the pad as NAME (default person), makes its text stdin in one edit (replacing what
+    lies between the ends the two texts share), and leaves, as a person editing by hand would
+    (unlike /_test/seed, the pad's history keeps what it had). Prints
+    {\"identity\": N, \"text\": T}.
+
 MODES:
 ";
 
@@ -71,11 +80,34 @@ enum Command {
         avoid: Vec<String>,
         stay: bool,
     },
+    Set {
+        url: String,
+        name: String,
+    },
     Help,
+}
+
+/// `set --url URL [--name NAME]`.
+fn parse_set(mut args: impl Iterator<Item = String>) -> Result<Command, String> {
+    let (mut url, mut name) = (None, "person".to_owned());
+    while let Some(flag) = args.next() {
+        let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--url" => url = Some(value),
+            "--name" => name = value,
+            _ => return Err(format!("set takes --url and --name, not {flag}")),
+        }
+    }
+    let url = url.ok_or("set needs --url")?;
+    Ok(Command::Set { url, name })
 }
 
 fn parse(args: Vec<String>) -> Result<Command, String> {
     let mut args = args.into_iter();
+    if args.as_slice().first().map(String::as_str) == Some("set") {
+        args.next();
+        return parse_set(args);
+    }
     let typing = args.as_slice().first().map(String::as_str) == Some("type");
     if typing {
         args.next();
@@ -206,6 +238,7 @@ fn main() -> ExitCode {
                 avoid,
                 stay,
             } => run_typist(options, avoid, stay).await,
+            Command::Set { url, name } => set_text(&url, &name).await,
             Command::Help => Ok(()),
         }
     });
@@ -267,6 +300,33 @@ async fn shutdown_signal() {
     {
         tokio::signal::ctrl_c().await.ok();
     }
+}
+
+async fn set_text(url: &str, name: &str) -> Result<(), String> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| e.to_string())?;
+    let mut person = Person::join(url, name).await.map_err(|e| e.to_string())?;
+    // What a person types: the part between what the two texts share at either end.
+    let old: Vec<char> = person.text().chars().collect();
+    let new: Vec<char> = text.chars().collect();
+    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..]
+        .iter()
+        .rev()
+        .zip(new[prefix..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut operation = OperationSeq::default();
+    operation.retain(prefix as u64);
+    operation.delete((old.len() - prefix - suffix) as u64);
+    operation.insert(&new[prefix..new.len() - suffix].iter().collect::<String>());
+    operation.retain(suffix as u64);
+    let identity = person.identity();
+    person.edit(operation).await.map_err(|e| e.to_string())?;
+    let report = serde_json::json!({ "identity": identity, "text": person.text() });
+    person.leave().await;
+    println!("{report}");
+    Ok(())
 }
 
 async fn run_typist(options: TypistOptions, avoid: Vec<String>, stay: bool) -> Result<(), String> {

@@ -41,11 +41,14 @@ pub enum Mode {
     NeverAnswer,
     /// `silent-after-identity`: Identity, then only read and discard.
     SilentAfterIdentity,
-    /// `close-on-edit`: an Edit drops the connection unapplied.
+    /// `close-on-edit`: an Edit that changes the text drops the connection unapplied (edits
+    /// that keep the whole text, as rustpad-mcp's marks do, pass).
     CloseOnEdit,
-    /// `apply-then-close`: an Edit is applied, then its sender is dropped before the echo.
+    /// `apply-then-close`: an Edit that changes the text is applied, then its sender is dropped
+    /// before the echo.
     ApplyThenClose,
-    /// `no-ack`: from the connection's first own edit on, it gets no more History.
+    /// `no-ack`: from the connection's first own edit that changes the text on, it gets no more
+    /// History.
     NoAck,
     /// `oversized-frame`: after Identity, a frame header claiming 64 MiB, 64 KiB of it, then
     /// silence until the client leaves.
@@ -388,7 +391,7 @@ async fn handle_message(pad: &Rustpad, mode: &Mode, id: u64, message: Message) -
     let is_edit = || match &message {
         Message::Text(text) => matches!(
             serde_json::from_str::<ClientMsg>(text),
-            Ok(ClientMsg::Edit { .. })
+            Ok(ClientMsg::Edit { operation, .. }) if !operation.is_noop()
         ),
         _ => false,
     };
@@ -402,8 +405,8 @@ async fn handle_message(pad: &Rustpad, mode: &Mode, id: u64, message: Message) -
     }
 }
 
-/// Forwards history until the connection's own first edit shows up, then nothing more: the
-/// client waits for an acknowledgement that never comes.
+/// Forwards history until the connection's own first edit that changes the text shows up, then
+/// nothing more: the client waits for an acknowledgement that never comes.
 async fn send_history_without_ack(
     pad: &Rustpad,
     id: u64,
@@ -414,7 +417,10 @@ async fn send_history_without_ack(
     let mut operations = pad.history_since(start);
     let seen = start + operations.len();
     if !*muted {
-        if let Some(own) = operations.iter().position(|op| op.id == id) {
+        if let Some(own) = operations
+            .iter()
+            .position(|op| op.id == id && !op.operation.is_noop())
+        {
             operations.truncate(own);
             *muted = true;
         }

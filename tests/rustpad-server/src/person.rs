@@ -46,6 +46,11 @@ impl Person {
         Ok(Person { socket, client })
     }
 
+    /// This person's connection number in the pad.
+    pub fn identity(&self) -> u64 {
+        self.client.me
+    }
+
     /// The text as this person sees it.
     pub fn text(&self) -> &str {
         &self.client.text

@@ -34,8 +34,8 @@ pub struct Lengths {
     pub length: u64,
     /// Edits folded so far.
     pub revision: u64,
-    /// The revision right after the last edit of ours in this History.
-    pub ours: Option<u64>,
+    /// How many of the edits folded were ours.
+    pub ours: u64,
 }
 
 /// Why a fold stopped.
@@ -193,7 +193,7 @@ impl Entry<'_> {
             return Err(fold.stop(reason));
         }
         if Some(id) == fold.me {
-            fold.at.ours = Some(fold.at.revision);
+            fold.at.ours += 1;
         }
         Ok(())
     }
@@ -351,7 +351,7 @@ mod tests {
         let start = Lengths {
             length: 0,
             revision: 0,
-            ours: None,
+            ours: 0,
         };
         let deadline = Instant::now() + Duration::from_secs(60);
         fold_lengths(entries, start, skip, Some(7), deadline, 4096)
@@ -369,7 +369,7 @@ mod tests {
             Lengths {
                 length: 0,
                 revision: 3,
-                ours: Some(2)
+                ours: 1
             }
         );
         // Skipped entries are read, not applied.

@@ -143,7 +143,7 @@ impl<'a> Scanner<'a> {
                 lengths.length = target;
                 lengths.revision += 1;
                 if Some(id) == fold.me {
-                    lengths.ours = Some(lengths.revision);
+                    lengths.ours += 1;
                 }
             }
             index += 1;
