@@ -111,7 +111,9 @@ async def test_a_write_whose_outcome_is_unknown_is_never_retried(open_client, ru
     async with open_client("legacy") as client:
 
         async def attempt(pad: str) -> None:
-            failed(await call(client, "append_to_document", {"id": pad, "text": "X"}))
+            message = failed(await call(client, "append_to_document", {"id": pad, "text": "X"}))
+            # It says how to check, and which repeat is safe.
+            assert "get_changes" in message and "append_to_document would add its text again" in message
 
         async with anyio.create_task_group() as group:
             for pad in pads.values():

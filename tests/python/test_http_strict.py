@@ -262,3 +262,95 @@ def test_several_origins_or_a_foreign_absolute_target_are_refused(rustpad: Rustp
         # The standard headers too: a gateway could route on one copy while the body says another.
         two_methods = [host, *base, ("Mcp-Method", "tools/call")]
         assert raw_request(server.port, "/mcp", two_methods, body) == 400
+
+
+# -- one rule for repeated keys -----------------------------------------------------------------
+
+# A key given twice where a parser would keep one copy: each must be refused, on every transport.
+REPEATED = {
+    "arguments": (
+        '{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"get_document",'
+        '"arguments":{"id":"PAD","id":"OTHER"}}}',
+        'params.arguments gives \\"id\\" twice',
+    ),
+    "an edit": (
+        '{"jsonrpc":"2.0","id":32,"method":"tools/call","params":{"name":"edit_document",'
+        '"arguments":{"id":"PAD","edits":[{"old_text":"alpha","old_text":"omega","new_text":"x"}]}}}',
+        'params.arguments.edits[0] gives \\"old_text\\" twice',
+    ),
+    "_meta": (
+        '{"jsonrpc":"2.0","id":33,"method":"tools/list","params":{"_meta":{"progressToken":1,"progressToken":2}}}',
+        'params._meta gives \\"progressToken\\" twice',
+    ),
+}
+
+
+def repeated_message(case: str, pad: str, other: str) -> tuple[str, str]:
+    raw, named = REPEATED[case]
+    return raw.replace("OTHER", other).replace("PAD", pad), named.replace('\\"', '"')
+
+
+@pytest.mark.parametrize("case", list(REPEATED))
+def test_a_key_given_twice_is_refused_on_stdio(rustpad: RustpadServer, pad: str, new_pad, case):
+    other = new_pad("other")
+    rustpad.seed(pad, "alpha")
+    rustpad.seed(other, "the other pad")
+    raw, named = repeated_message(case, pad, other)
+    server = StdioServer(rustpad)
+    try:
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+            }
+        )
+        assert server.receive()["id"] == 0
+        server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        server.send(raw)
+        response = server.receive()
+    finally:
+        server.close()
+    assert response["error"]["code"] == -32600, response
+    assert named in response["error"]["message"], response
+    assert rustpad.text(pad) == "alpha"
+    assert rustpad.log(other) == [] and rustpad.log(pad) == []
+
+
+@pytest.mark.parametrize("case", list(REPEATED))
+def test_a_key_given_twice_is_refused_over_http(rustpad: RustpadServer, pad: str, new_pad, case):
+    other = new_pad("other")
+    rustpad.seed(pad, "alpha")
+    rustpad.seed(other, "the other pad")
+    raw, named = repeated_message(case, pad, other)
+    with http_server(rustpad) as server:
+        session = LegacySession(server.url)
+        answer = session.post(raw)
+    # An invalid request travels as 400, as every one does.
+    assert answer.status == 400, answer.body
+    response = answer.json()
+    assert response["error"]["code"] == -32600 and named in response["error"]["message"], response
+    assert rustpad.text(pad) == "alpha"
+    assert rustpad.log(other) == [] and rustpad.log(pad) == []
+
+
+def test_a_notifications_headers_must_agree_with_its_body_cancellations_too(rustpad: RustpadServer):
+    with http_server(rustpad) as server:
+        session = LegacySession(server.url)
+        for method in ("notifications/initialized", "notifications/cancelled"):
+            params = {"requestId": 99} if method.endswith("cancelled") else {}
+            notification = {"jsonrpc": "2.0", "method": method, "params": params}
+            agreeing = exchange(
+                server.url,
+                notification,
+                headers={"Mcp-Session-Id": session.id, "MCP-Protocol-Version": LEGACY, "Mcp-Method": method},
+            )
+            assert agreeing.status == 202, (method, agreeing.body)
+            disagreeing = exchange(
+                server.url,
+                notification,
+                headers={"Mcp-Session-Id": session.id, "MCP-Protocol-Version": LEGACY, "Mcp-Method": "tools/list"},
+            )
+            assert disagreeing.status == 400, (method, disagreeing.body)
+            assert "Mcp-Method" in disagreeing.json()["error"]["message"], disagreeing.body

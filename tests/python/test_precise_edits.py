@@ -434,3 +434,20 @@ def test_a_deny_list_that_does_not_mention_edit_document_is_told_at_startup(rust
     )
     assert "edit_document" not in run.stderr
     assert "edit_document" not in [tool["name"] for tool in run.response(1)["result"]["tools"]]
+
+
+async def test_a_retry_of_a_batch_that_landed_is_refused_for_insertions_too(client, rustpad, pad):
+    """An insertion cannot be "changed since" by its own landing, so a retry after an unknown
+    outcome would make it twice; the pad's history shows the batch was made, and it is refused."""
+    rustpad.seed(pad, "one\ntwo\n")
+    base = ok(await call(client, "get_document", window(pad, 1)))["base"]
+    batch = {"id": pad, "base": base, "edits": [change("", "inserted\n", 2)]}
+    ok(await call(client, "edit_document", batch))
+    assert rustpad.text(pad) == "one\ninserted\ntwo\n"
+    message = failed(await call(client, "edit_document", batch))
+    assert "exactly this change was already made" in message and "get_changes" in message, message
+    assert rustpad.text(pad) == "one\ninserted\ntwo\n"
+    # Stated against the new base, the same insertion is a new change and is made.
+    again = ok(await call(client, "get_document", window(pad, 1)))["base"]
+    ok(await call(client, "edit_document", {**batch, "base": again}))
+    assert rustpad.text(pad) == "one\ninserted\ninserted\ntwo\n"

@@ -7,12 +7,14 @@ the gate, and the settings every request needs.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
 import subprocess
 import threading
 from collections.abc import Iterator, Mapping
+from typing import Any
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -38,6 +40,9 @@ ROOT = Path(__file__).resolve().parents[2]
 WASMTIME = Path(os.environ.get("WASMTIME_BIN", ROOT / "target/wasmtime-cli/wasmtime_cli/wasmtime"))
 COMPONENT = Path(os.environ.get("RUSTPAD_MCP_HTTP_WASM", ROOT / "target/wasm/rustpad-mcp-http.wasm"))
 GRANTS = ["-Scli", "-Sinherit-network", "-Sallow-ip-name-lookup"]
+# The documented second line of defence: longer than any call the component makes (see
+# docs/deployment.md), so it only ever ends a call something else has hung.
+LIMITS = ["-W", "timeout=60s"]
 SERVING = re.compile(r"Serving HTTP on (http://\S+?)/?$")
 BEARER = {"Authorization": f"Bearer {TOKEN}"}
 
@@ -51,7 +56,7 @@ class WasmHost:
                 raise RuntimeError(f"{path} is missing: run `make build` and `make test-clients`")
         settings = [arg for name, value in env.items() for arg in ("--env", f"{name}={value}")]
         self.process = subprocess.Popen(
-            [str(WASMTIME), "serve", *GRANTS, "--addr", f"127.0.0.1:{free_port()}", *settings, str(COMPONENT)],
+            [str(WASMTIME), "serve", *GRANTS, *LIMITS, "--addr", f"127.0.0.1:{free_port()}", *settings, str(COMPONENT)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -278,3 +283,57 @@ async def test_a_wss_pad_needs_its_certificate_accepted(tls_rustpad, pad, insecu
     # Reads over HTTP go through the WebAssembly host, which checks the certificate itself.
     message = failed(read)
     assert "not accepted by the WebAssembly host" in message and "only the collaboration socket" in message
+
+
+# -- a Rustpad that stops reading ------------------------------------------------------------------
+
+
+def test_calls_to_a_rustpad_that_never_reads_end_within_their_bound(served, rustpad, new_pad):
+    """Ten calls at once on a pad whose server floods pings and never reads: each ends with the
+    documented error within the stall bound, not at the host's timeout (or never, as when a
+    socket's drop waited for the peer)."""
+    pads = [new_pad(f"deaf{n}") for n in range(10)]
+    for pad in pads:
+        rustpad.seed(pad, "base")
+        rustpad.set_mode(pad, "ping-flood")
+    replies: dict[int, Any] = {}
+
+    def one(n: int) -> None:
+        tool, arguments = ("get_document_info", {"id": pads[n]}) if n % 2 else ("append_to_document", {"id": pads[n], "text": "x"})
+        message = modern_request(n, "tools/call", {"name": tool, "arguments": arguments})
+        replies[n] = exchange(
+            served.url, message, headers={**modern_headers("tools/call", tool), **BEARER}, timeout=45
+        )
+
+    threads = [threading.Thread(target=one, args=(n,)) for n in range(10)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    # A call the host's timeout ended would be a 500 without the component's message.
+    assert len(replies) == 10, f"{10 - len(replies)} calls did not end"
+    for n, reply in sorted(replies.items()):
+        assert reply.status == 200, (n, reply.body)
+        message = reply.json()["result"]["content"][0]["text"]
+        assert "Rustpad stopped reading" in message, (n, message)
+
+
+def test_a_repeated_host_reaches_the_component_as_the_first_one_only(served):
+    """`wasmtime serve` keeps the first Host of a request as its authority and hands the component
+    no Host header (wasmtime-wasi-http strips it as forbidden), so the component cannot refuse a
+    repeated one as `rustpad-mcp --http` does (docs/deployment.md). Pinned, so that a wasmtime
+    that hands them over shows here; the component's gate refuses two whenever it sees them."""
+    from test_http_strict import raw_request
+
+    port = int(served.url.rsplit(":", 1)[1].split("/")[0])
+    body = json.dumps(modern_request(1, "tools/list")).encode()
+    base = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("Authorization", BEARER["Authorization"]),
+        *modern_headers("tools/list").items(),
+    ]
+    ours, theirs = ("Host", f"127.0.0.1:{port}"), ("Host", "evil.example")
+    assert raw_request(port, "/mcp", [ours, *base], body) == 200
+    assert raw_request(port, "/mcp", [ours, theirs, *base], body) == 200
+    assert raw_request(port, "/mcp", [theirs, ours, *base], body) == 403

@@ -289,10 +289,38 @@ fn over_http_the_headers_must_agree_with_the_body() {
     let doubled = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","method":"tools/call"}"#;
     let reply = handle_with(&config(), doubled, Some(&StandardHeaders::default()), None);
     assert_eq!(reply.error_code, Some(INVALID_REQUEST));
-    // On stdio there are no headers to check, and the last key counts as ever.
+    // On stdio there are no headers to check, but the one rule for repeated keys holds.
+    let reply = handle_with(&config(), doubled, None, None);
+    assert_eq!(reply.error_code, Some(INVALID_REQUEST));
+}
+
+#[test]
+fn a_key_given_twice_anywhere_is_refused_and_in_an_answer_is_not_understood() {
+    let call = |arguments: &str, extra: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"get_document","arguments":{arguments}{extra}}}}}"#
+        )
+    };
+    let reply = handle(&call(r#"{"id":"a","id":"b"}"#, ""), None);
+    assert_eq!(reply.error_code, Some(INVALID_REQUEST));
     assert!(
-        handle_with(&config(), doubled, None, None)
+        reply
             .response
-            .is_some()
+            .unwrap()
+            .contains(r#"params.arguments gives \"id\" twice"#)
     );
+    // The same key in two objects is no repetition.
+    let twice_apart = call(
+        r#"{"id":"a"}"#,
+        r#","_meta":{"id":"b"},"inputResponses":{"confirm":{"action":"accept"}}"#,
+    );
+    let apart = handle(&twice_apart, None).response.unwrap_or_default();
+    assert!(!apart.contains("twice"), "{apart}");
+    // Inside an answer it is read as an answer nobody understood, not refused.
+    let ambiguous = call(
+        r#"{"id":"a"}"#,
+        r#","inputResponses":{"confirm":{"action":"decline","action":"accept"}}"#,
+    );
+    let request = request::parse(&ambiguous).ok().flatten().unwrap();
+    assert!(request.ambiguous_answers);
 }

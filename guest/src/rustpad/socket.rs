@@ -585,7 +585,7 @@ impl PadState {
 /// Once an edit is sent, a failure no longer means "nothing happened".
 fn unknown_outcome(error: ToolError) -> ToolError {
     ToolError::new(format!(
-        "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown. Read the pad with get_document before deciding what to do, and do not simply repeat the call: if the first one landed, its change would be made twice (append_to_document would add its text again).",
+        "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown. Check before deciding what to do: read the pad with get_document, or call get_changes with the base you read. Repeating edit_document with the same base is safe (a batch that landed is refused, not made twice); repeating any other write is not: if the first one landed, its change would be made twice (append_to_document would add its text again).",
         error.message()
     ))
 }
