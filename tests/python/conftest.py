@@ -103,10 +103,19 @@ def stop_process(process: subprocess.Popen) -> None:
 
 class RustpadServer:
     """A running tests/rustpad-server and its /_test controls; with `tls` (certificate and
-    key files) it serves HTTPS/WSS and the controls trust that certificate."""
+    key files) it serves HTTPS/WSS and the controls trust that certificate. `prefix` runs it
+    through another command (`ip netns exec NS`), listening on `bind` and `port`."""
 
-    def __init__(self, binary: str, tls: tuple[Path, Path] | None = None):
-        arguments = [str(binary), "--port", "0"]
+    def __init__(
+        self,
+        binary: str,
+        tls: tuple[Path, Path] | None = None,
+        *,
+        prefix: list[str] | None = None,
+        bind: str = "127.0.0.1",
+        port: int = 0,
+    ):
+        arguments = [*(prefix or []), str(binary), "--bind", bind, "--port", str(port)]
         if tls is not None:
             arguments += ["--tls-cert", str(tls[0]), "--tls-key", str(tls[1])]
         self.process = subprocess.Popen(
@@ -117,13 +126,13 @@ class RustpadServer:
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline().strip()
-        match = re.fullmatch(r"listening on (https?)://127\.0\.0\.1:(\d+)", line)
+        match = re.fullmatch(rf"listening on (https?)://{re.escape(bind)}:(\d+)", line)
         if not match or (match.group(1) == "https") != (tls is not None):
             self.process.kill()
             raise RuntimeError(f"the test server did not start: first line {line!r}")
-        self.port = int(match.group(2))
+        self.host, self.port = bind, int(match.group(2))
         # Over TLS, the name the certificate is for, so only the trust anchor can be missing.
-        self.url = f"https://localhost:{self.port}" if tls else f"http://127.0.0.1:{self.port}"
+        self.url = f"https://localhost:{self.port}" if tls else f"http://{bind}:{self.port}"
         self.context = ssl.create_default_context(cafile=str(tls[0])) if tls else None
 
     def stop(self) -> None:
@@ -186,7 +195,7 @@ class RustpadServer:
         return json.loads(self._control("GET", "/api/stats"))
 
     def socket_url(self, pad: str) -> str:
-        return f"ws://127.0.0.1:{self.port}/api/socket/{pad}"
+        return f"ws://{self.host}:{self.port}/api/socket/{pad}"
 
     def share_link(self, pad: str) -> str:
         return f"{self.url}/#{pad}"

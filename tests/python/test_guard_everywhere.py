@@ -1,6 +1,7 @@
 """The guard as a whole, wherever the calls land: every call a fresh process of our host (as
 clients that start a server per call do), two `--http` replicas sharing a seal key, and the
-component for WebAssembly hosts under `wasmtime serve`, where nothing outlives a request.
+component for WebAssembly hosts under `wasmtime serve` and wasmCloud's `wash dev`, where nothing
+outlives a request.
 
 The record is the pad's own history: an approval's first use breaks what it is bound to there,
 so a replay is refused at any process, replica or host, and every removal a call made stays in
@@ -29,7 +30,7 @@ from test_http import (
     http_server,
     modern_call,
 )
-from test_wasm_host import BEARER, wasm_host
+from wasm_hosts import BEARER, place, wasm_host
 
 pytestmark = pytest.mark.anyio
 
@@ -40,9 +41,10 @@ DECLINE = {"action": "decline"}
 
 class Deployment:
     """Where calls go: `call(at, …)` sends one tools/call to place `at` (a process, a replica)
-    and returns its result object."""
+    and returns its result object; `rustpad` is the Rustpad they reach."""
 
     era: str
+    rustpad: RustpadServer
 
     def call(self, at: int, tool: str, arguments: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
         raise NotImplementedError
@@ -54,6 +56,7 @@ class FreshProcesses(Deployment):
     era = "token"
 
     def __init__(self, rustpad: RustpadServer):
+        self.rustpad = rustpad
         self.env = minimal_env(RUSTPAD_URL=rustpad.url, ELICITATION="false", RUSTPAD_SEAL_KEY=SEAL_KEY)
 
     def call(self, at, tool, arguments, **extra):
@@ -67,7 +70,10 @@ class HttpPlaces(Deployment):
     """Several MCP endpoints, each call to the one `at` names, in the 2026-07-28 era or with
     2025-11-25 tokens (a session of its own at each endpoint)."""
 
-    def __init__(self, urls: list[str], era: str, headers: Mapping[str, str] | None = None):
+    def __init__(
+        self, rustpad: RustpadServer, urls: list[str], era: str, headers: Mapping[str, str] | None = None
+    ):
+        self.rustpad = rustpad
         self.urls, self.era, self.headers = urls, era, dict(headers or {})
         self.sessions: dict[int, LegacySession] = {}
 
@@ -102,14 +108,23 @@ def deployment(kind: str, rustpad: RustpadServer) -> Iterator[Deployment]:
             if era == "token":
                 variables["ELICITATION"] = "false"
             urls = [stack.enter_context(http_server(rustpad, **variables)).url for _ in range(2)]
-            yield HttpPlaces(urls, era)
+            yield HttpPlaces(rustpad, urls, era)
             return
-        era = kind.removeprefix("wasmtime-")
-        host = stack.enter_context(wasm_host(rustpad))
-        yield HttpPlaces([host.url], era, headers=BEARER)
+        name, era = kind.split("-")
+        at = stack.enter_context(place(name, rustpad))
+        host = stack.enter_context(at.start())
+        yield HttpPlaces(at.rustpad, [host.url], era, headers=BEARER)
 
 
-DEPLOYMENTS = ["fresh-processes", "replicas-modern", "replicas-token", "wasmtime-modern", "wasmtime-token"]
+DEPLOYMENTS = [
+    "fresh-processes",
+    "replicas-modern",
+    "replicas-token",
+    "wasmtime-modern",
+    "wasmtime-token",
+    "wash-modern",
+    "wash-token",
+]
 
 
 @pytest.fixture(params=DEPLOYMENTS)
@@ -154,7 +169,8 @@ def refused(result: dict[str, Any]) -> str:
     return result_text(result)
 
 
-async def test_an_approval_works_once_wherever_it_is_replayed(spread, rustpad, pad):
+async def test_an_approval_works_once_wherever_it_is_replayed(spread, pad):
+    rustpad = spread.rustpad
     rustpad.seed(pad, "the person's notes\n")
     arguments = {"id": pad, "text": "replaced"}
     approval = asks(spread.call(0, "set_document", arguments))
@@ -169,7 +185,8 @@ async def test_an_approval_works_once_wherever_it_is_replayed(spread, rustpad, p
     assert len(edits(rustpad, pad)) == 2  # the approved write and the person's
 
 
-async def test_removals_split_over_calls_and_places_add_up(spread, rustpad, pad):
+async def test_removals_split_over_calls_and_places_add_up(spread, pad):
+    rustpad = spread.rustpad
     first, second = "a" * 40, "b" * 24
     original = first + second + "c" * 36
     rustpad.seed(pad, original)

@@ -1,125 +1,51 @@
-"""The component for WebAssembly hosts (target/wasm/rustpad-mcp-http.wasm) under the stock
-`wasmtime serve`, with the fewest grants that work (-Scli -Sinherit-network
--Sallow-ip-name-lookup), driven by the official Python SDK over Streamable HTTP (2026-07-28) and
-on the raw wire: reads, a write while a person types, the guard through input_required rounds,
-the gate, and the settings every request needs.
+"""The component for WebAssembly hosts (target/wasm/rustpad-mcp-http.wasm) under stock hosts —
+`wasmtime serve` with the fewest grants that work, and wasmCloud's `wash dev` with the
+repository's config, which grants exactly Rustpad's origin (tests/python/wasm_hosts.py) — driven
+by the official Python SDK over Streamable HTTP (2026-07-28) and on the raw wire: reads, a write
+while a person types, the guard through input_required rounds, edits against a base, the gate,
+and the settings every request needs. What each host itself refuses, whatever a component would
+do, is tests/python/test_host_policy.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import socket
-import subprocess
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
-from contextlib import contextmanager
-from pathlib import Path
 
 import anyio
 import pytest
 from mcp.types import ElicitResult
 
-from conftest import ALL_TOOLS, RustpadServer, call, failed, ok, stop_process
+from conftest import ALL_TOOLS, call, failed, ok
+from test_http import LEGACY, exchange, http_client, modern_headers, modern_request
 from test_tls import tls_rustpad  # noqa: F401 (a fixture)
-from test_http import (
-    LEGACY,
-    SEAL_KEY,
-    TOKEN,
-    exchange,
-    http_client,
-    modern_headers,
-    modern_request,
-)
+from wasm_hosts import BEARER, HOSTS, HostProcess, Place, place, wasm_host
 
 pytestmark = pytest.mark.anyio
 
-ROOT = Path(__file__).resolve().parents[2]
-WASMTIME = Path(os.environ.get("WASMTIME_BIN", ROOT / "target/wasmtime-cli/wasmtime_cli/wasmtime"))
-COMPONENT = Path(os.environ.get("RUSTPAD_MCP_HTTP_WASM", ROOT / "target/wasm/rustpad-mcp-http.wasm"))
-GRANTS = ["-Scli", "-Sinherit-network", "-Sallow-ip-name-lookup"]
-# The documented second line of defence: longer than any call the component makes (see
-# docs/deployment.md), so it only ever ends a call something else has hung.
-LIMITS = ["-W", "timeout=60s"]
-SERVING = re.compile(r"Serving HTTP on (http://\S+?)/?$")
-BEARER = {"Authorization": f"Bearer {TOKEN}"}
 
-
-class WasmHost:
-    """`wasmtime serve` running the component with exactly `env` passed in."""
-
-    def __init__(self, env: Mapping[str, str]):
-        for path in (WASMTIME, COMPONENT):
-            if not path.exists():
-                raise RuntimeError(f"{path} is missing: run `make build` and `make test-clients`")
-        settings = [arg for name, value in env.items() for arg in ("--env", f"{name}={value}")]
-        self.process = subprocess.Popen(
-            [str(WASMTIME), "serve", *GRANTS, *LIMITS, "--addr", f"127.0.0.1:{free_port()}", *settings, str(COMPONENT)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")},
-        )
-        assert self.process.stdout is not None
-        self.output: list[str] = []
-        for line in self.process.stdout:
-            self.output.append(line)
-            if match := SERVING.search(line.strip()):
-                self.url = f"{match.group(1)}/mcp"
-                break
-        else:
-            raise RuntimeError(f"wasmtime serve did not start: {''.join(self.output)}")
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _drain(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.output.append(line)
-
-    def stop(self) -> None:
-        stop_process(self.process)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def settings(rustpad: RustpadServer, **overrides: str | None) -> dict[str, str]:
-    env = {
-        "RUSTPAD_URL": rustpad.url,
-        "RUSTPAD_SEAL_KEY": SEAL_KEY,
-        "RUSTPAD_MCP_HTTP_TOKEN": TOKEN,
-        "RUSTPAD_MCP_HTTP_HOSTS": "127.0.0.1",
-    }
-    env.update(overrides)
-    return {name: value for name, value in env.items() if value is not None}
-
-
-@contextmanager
-def wasm_host(rustpad: RustpadServer, **overrides: str | None) -> Iterator[WasmHost]:
-    host = WasmHost(settings(rustpad, **overrides))
-    try:
-        yield host
-    finally:
-        host.stop()
+@pytest.fixture(scope="module", params=HOSTS)
+def where(request: pytest.FixtureRequest, rustpad) -> Iterator[Place]:
+    """Each host in turn, with the Rustpad it reaches."""
+    with place(request.param, rustpad) as at:
+        yield at
 
 
 @pytest.fixture(scope="module")
-def served(rustpad) -> Iterator[WasmHost]:
-    with wasm_host(rustpad) as host:
+def served(where: Place) -> Iterator[HostProcess]:
+    with where.start() as host:
         yield host
 
 
-def sdk(host: WasmHost, **options):
+def sdk(host: HostProcess, **options):
     return http_client(host.url, "auto", headers=BEARER, **options)
 
 
-async def test_tools_list_and_every_read_tool(served, rustpad, pad):
+async def test_tools_list_and_every_read_tool(served, where, pad):
+    rustpad = where.rustpad
     rustpad.seed(pad, "first line\nsecond line\n", language="markdown")
     async with sdk(served) as client:
         assert client.protocol_version == "2026-07-28"
@@ -134,7 +60,8 @@ async def test_tools_list_and_every_read_tool(served, rustpad, pad):
         assert (changes["operations"], changes["changed"]) == (0, False)
 
 
-async def test_a_write_while_a_person_types_loses_nothing(served, rustpad, pad):
+async def test_a_write_while_a_person_types_loses_nothing(served, where, pad):
+    rustpad = where.rustpad
     rustpad.seed(pad, "start\n")
     appended = " [added by the model]"
     report: dict = {}
@@ -155,7 +82,8 @@ async def test_a_write_while_a_person_types_loses_nothing(served, rustpad, pad):
 
 
 @pytest.mark.parametrize("answer", ["accept", "decline"])
-async def test_set_document_asks_a_person_through_input_required(served, rustpad, pad, answer):
+async def test_set_document_asks_a_person_through_input_required(served, where, pad, answer):
+    rustpad = where.rustpad
     original = "the person's notes\n"
     rustpad.seed(pad, original)
     asked = []
@@ -177,7 +105,7 @@ async def test_set_document_asks_a_person_through_input_required(served, rustpad
         assert rustpad.text(pad) == original
 
 
-async def test_a_pad_id_that_would_lead_elsewhere_is_refused(served, rustpad):
+async def test_a_pad_id_that_would_lead_elsewhere_is_refused(served):
     for bad in ("../api/stats", "a/b", "%2e%2e", ".."):
         message = modern_request(1, "tools/call", {"name": "get_document", "arguments": {"id": bad}})
         reply = exchange(served.url, message, headers={**modern_headers("tools/call", "get_document"), **BEARER})
@@ -206,7 +134,8 @@ def test_the_gate_asks_for_the_token_and_a_listed_host(served):
     assert plain.status == 415
 
 
-def test_a_legacy_request_stands_alone_and_gets_the_token(served, rustpad, pad):
+def test_a_legacy_request_stands_alone_and_gets_the_token(served, where, pad):
+    rustpad = where.rustpad
     rustpad.seed(pad, "keep me\n")
     legacy = {"MCP-Protocol-Version": LEGACY, **BEARER}
     opened = exchange(
@@ -252,8 +181,8 @@ def test_a_legacy_request_stands_alone_and_gets_the_token(served, rustpad, pad):
         ({"RUSTPAD_READONLY": "true"}, "RUSTPAD_READONLY"),
     ],
 )
-def test_a_missing_or_unknown_setting_is_named_on_every_request(rustpad, overrides, named):
-    with wasm_host(rustpad, **overrides) as host:
+def test_a_missing_or_unknown_setting_is_named_on_every_request(where, overrides, named):
+    with where.start(**overrides) as host:
         for _ in range(2):
             reply = exchange(host.url, modern_request(1, "tools/list"), headers={**modern_headers("tools/list"), **BEARER})
             assert reply.status == 500 and named.encode() in reply.body, reply.body
@@ -288,7 +217,8 @@ async def test_a_wss_pad_needs_its_certificate_accepted(tls_rustpad, pad, insecu
 # -- a Rustpad that stops reading ------------------------------------------------------------------
 
 
-def test_calls_to_a_rustpad_that_never_reads_end_within_their_bound(served, rustpad, new_pad):
+def test_calls_to_a_rustpad_that_never_reads_end_within_their_bound(served, where, new_pad):
+    rustpad = where.rustpad
     """Ten calls at once on a pad whose server floods pings and never reads: each ends with the
     documented error within the stall bound, not at the host's timeout (or never, as when a
     socket's drop waited for the peer)."""
@@ -318,13 +248,18 @@ def test_calls_to_a_rustpad_that_never_reads_end_within_their_bound(served, rust
         assert "Rustpad stopped reading" in message, (n, message)
 
 
-def test_a_repeated_host_reaches_the_component_as_the_first_one_only(served):
+def test_a_repeated_host_reaches_the_component_as_the_first_one_only(rustpad):
     """`wasmtime serve` keeps the first Host of a request as its authority and hands the component
     no Host header (wasmtime-wasi-http strips it as forbidden), so the component cannot refuse a
     repeated one as `rustpad-mcp --http` does (docs/deployment.md). Pinned, so that a wasmtime
     that hands them over shows here; the component's gate refuses two whenever it sees them."""
     from test_http_strict import raw_request
 
+    with wasm_host(rustpad) as served:
+        pinned(raw_request, served)
+
+
+def pinned(raw_request, served: HostProcess) -> None:
     port = int(served.url.rsplit(":", 1)[1].split("/")[0])
     body = json.dumps(modern_request(1, "tools/list")).encode()
     base = [
@@ -337,3 +272,46 @@ def test_a_repeated_host_reaches_the_component_as_the_first_one_only(served):
     assert raw_request(port, "/mcp", [ours, *base], body) == 200
     assert raw_request(port, "/mcp", [ours, theirs, *base], body) == 200
     assert raw_request(port, "/mcp", [theirs, ours, *base], body) == 403
+
+
+async def test_edits_against_a_base_land_where_they_were_read_while_a_person_types(served, where, pad):
+    rustpad = where.rustpad
+    rustpad.seed(pad, "alpha line\nbeta line\n")
+    async with sdk(served) as client:
+        base = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))["base"]
+        typed = await rustpad.type(pad, seed=13, count=15, avoid=["alpha", "beta"])
+        edits = [{"old_text": "alpha", "new_text": "ALPHA"}, {"old_text": "beta", "new_text": "BETA"}]
+        result = ok(await call(client, "edit_document", {"id": pad, "base": base, "edits": edits}))
+    text = rustpad.text(pad)
+    assert text == typed["final_text"].replace("alpha", "ALPHA").replace("beta", "BETA"), text
+    assert result["base"].startswith(f"r{result['revision']}.")
+
+
+async def test_the_socket_looks_up_no_ip_and_can_be_given_its_address(rustpad, pad):
+    """Hosts may allow no lookups (Spin allows none): an IP in RUSTPAD_URL is connected to as it
+    is, and RUSTPAD_SOCKET_ADDRESS names the socket's address apart from RUSTPAD_URL's name."""
+    without_lookups = ["-Scli", "-Sinherit-network"]
+    rustpad.seed(pad, "start")
+    with wasm_host(rustpad, grants=without_lookups) as host:
+        async with sdk(host) as client:
+            ok(await call(client, "append_to_document", {"id": pad, "text": " one"}))
+    named = f"http://localhost:{rustpad.port}"
+    address = f"127.0.0.1:{rustpad.port}"
+    with wasm_host(rustpad, grants=without_lookups, RUSTPAD_URL=named, RUSTPAD_SOCKET_ADDRESS=address) as host:
+        async with sdk(host) as client:
+            written = ok(await call(client, "append_to_document", {"id": pad, "text": " two"}))
+    assert written["url"] == f"{named}/#{pad}"
+    assert rustpad.text(pad) == "start one two"
+    with wasm_host(rustpad, RUSTPAD_SOCKET_ADDRESS="localhost:1") as host:
+        reply = exchange(host.url, modern_request(1, "tools/list"), headers={**modern_headers("tools/list"), **BEARER})
+    assert reply.status == 500 and b"RUSTPAD_SOCKET_ADDRESS must be an IP address and a port" in reply.body
+
+
+async def test_a_socket_the_host_refuses_names_its_policy_not_a_host(rustpad, pad):
+    rustpad.seed(pad, "start")
+    with wasm_host(rustpad, grants=["-Scli"]) as host:
+        async with sdk(host) as client:
+            message = failed(await call(client, "append_to_document", {"id": pad, "text": "x"}))
+    assert "the WebAssembly host refused this component the connection" in message, message
+    assert "outbound policy" in message and "wasmtime" not in message and "-S" not in message
+    assert rustpad.text(pad) == "start"

@@ -36,10 +36,11 @@ use crate::mcp::{self, Session};
 /// How long a request's body may take to arrive.
 const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// The settings this build reads besides the component's own.
-const HTTP_SETTINGS: [&str; 3] = [
+const HTTP_SETTINGS: [&str; 4] = [
     gate::TOKEN_VARIABLE,
     gate::HOSTS_VARIABLE,
     gate::ORIGINS_VARIABLE,
+    websocket::SOCKET_ADDRESS_VARIABLE,
 ];
 
 struct Handler;
@@ -203,6 +204,7 @@ fn settings() -> Result<(Gate, Config), String> {
     }
     let gate = Gate::for_wasm_host(|name| std::env::var(name).ok())
         .map_err(|problem| format!("rustpad-mcp: {problem}"))?;
+    websocket::socket_address()?;
     let config = Config::from_env()?;
     Ok((gate, config))
 }

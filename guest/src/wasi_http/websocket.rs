@@ -3,8 +3,11 @@
 //! with the same interface as the host's `websocket` import.
 //!
 //! `wasi:http` 0.2 has no upgrade, so the component opens the TCP connection
-//! itself, which a host grants all or nothing: the egress rule of
-//! `rustpad_mcp_rules::egress` is applied here, before any name is looked up.
+//! itself: the egress rule of `rustpad_mcp_rules::egress` is applied here,
+//! before any name is looked up. The address is RUSTPAD_URL's host, looked up
+//! through the host (an IP is used as it is, without a lookup), or the one
+//! `RUSTPAD_SOCKET_ADDRESS` names, for hosts that match outbound sockets by
+//! IP and grant no name lookups (Spin); TLS still checks RUSTPAD_URL's name.
 //! The bounds are the host's (`rustpad_mcp_rules::websocket`): message and
 //! frame sizes checked at the frame header, a capped write buffer, and a peer
 //! that stops reading while writes stay blocked cut off. Every wait is a
@@ -16,6 +19,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::io::{self, Read, Write};
+use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use rustls::pki_types::ServerName;
@@ -37,6 +41,24 @@ use wasip2::sockets::network::{
 };
 use wasip2::sockets::tcp::{ShutdownType, TcpSocket};
 use wasip2::sockets::{instance_network, ip_name_lookup, tcp_create_socket};
+
+/// The setting that names the socket's address apart from RUSTPAD_URL.
+pub const SOCKET_ADDRESS_VARIABLE: &str = "RUSTPAD_SOCKET_ADDRESS";
+
+/// `RUSTPAD_SOCKET_ADDRESS`: an IP address and port, or nothing when unset.
+pub fn socket_address() -> Result<Option<SocketAddr>, String> {
+    let Some(raw) = std::env::var(SOCKET_ADDRESS_VARIABLE)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    raw.trim().parse().map(Some).map_err(|_| {
+        format!(
+            "rustpad-mcp: {SOCKET_ADDRESS_VARIABLE} must be an IP address and a port, such as 10.0.0.5:3030 or [fd00::5]:3030: the collaboration socket connects to it as it is, without looking a name up, while TLS still checks the host name in RUSTPAD_URL"
+        )
+    })
+}
 
 /// One open connection.
 pub struct Connection {
@@ -286,9 +308,13 @@ impl Drop for Tcp {
 }
 
 impl Tcp {
-    /// Connects to the first of the origin's addresses that answers.
+    /// Connects to `RUSTPAD_SOCKET_ADDRESS`, else to the first of the
+    /// origin's addresses that answers.
     fn connect(origin: &Origin, deadline: Instant) -> Result<Tcp, String> {
         let network = instance_network::instance_network();
+        if let Some(address) = socket_address()? {
+            return Tcp::connect_to(&network, ip_address(address.ip()), address.port(), deadline);
+        }
         let host = origin.host.trim_start_matches('[').trim_end_matches(']');
         let mut failure = format!("{host} has no address");
         for address in resolve(&network, host, deadline)? {
@@ -414,9 +440,12 @@ fn stream_error(error: StreamError) -> io::Error {
     }
 }
 
-/// The addresses `host` resolves to, in the resolver's order (an IP literal
-/// resolves to itself).
+/// The addresses `host` resolves to, in the resolver's order; an IP is its
+/// own address and is not looked up (some hosts allow no lookups at all).
 fn resolve(network: &Network, host: &str, deadline: Instant) -> Result<Vec<IpAddress>, String> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(vec![ip_address(ip)]);
+    }
     let lookup = ip_name_lookup::resolve_addresses(network, host)
         .map_err(|code| format!("could not look up {host} ({})", network_error(code)))?;
     let watch = lookup.subscribe();
@@ -440,6 +469,19 @@ fn resolve(network: &Network, host: &str, deadline: Instant) -> Result<Vec<IpAdd
     }
 }
 
+fn ip_address(ip: IpAddr) -> IpAddress {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, c, d] = v4.octets();
+            IpAddress::Ipv4((a, b, c, d))
+        }
+        IpAddr::V6(v6) => {
+            let [a, b, c, d, e, f, g, h] = v6.segments();
+            IpAddress::Ipv6((a, b, c, d, e, f, g, h))
+        }
+    }
+}
+
 /// Polls `watched` together with a timer for `deadline`; false when only the timer fired.
 pub(super) fn wait_for(watched: &[&Pollable], deadline: Instant) -> bool {
     let left = deadline.saturating_duration_since(Instant::now());
@@ -453,12 +495,15 @@ pub(super) fn wait_for(watched: &[&Pollable], deadline: Instant) -> bool {
     ready.iter().any(|&index| (index as usize) < watched.len())
 }
 
-/// Why a network operation failed, in words; access denied names the grants a host must give.
+/// Why a network operation failed, in words. A refusal is the WebAssembly
+/// host's policy, whichever host it is (docs/deployment.md says, per host,
+/// what to grant).
 fn network_error(code: ErrorCode) -> String {
     match code {
         ErrorCode::AccessDenied | ErrorCode::NotSupported => format!(
-            "{code:?}: the WebAssembly host grants no network to this component; with wasmtime serve pass -Scli -Sinherit-network -Sallow-ip-name-lookup"
+            "{code:?}: the WebAssembly host refused this component the connection; allow Rustpad's origin (its host and port, for TCP) in the host's outbound policy"
         ),
+        ErrorCode::PermanentResolverFailure => "the name could not be looked up: the WebAssembly host may not allow this component to look it up (allow the name in the host's name-lookup policy, or name the address in RUSTPAD_SOCKET_ADDRESS)".into(),
         ErrorCode::ConnectionRefused => "connection refused".into(),
         ErrorCode::NameUnresolvable => "the name does not resolve".into(),
         ErrorCode::Timeout => "timed out".into(),

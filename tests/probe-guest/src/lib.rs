@@ -1,14 +1,23 @@
-//! A test-only component that implements the `server` world and, asked over
-//! JSON-RPC, tries what the product component must never manage: reach other
-//! origins, read files and environment it was not given, spin forever,
-//! allocate without end. The host loads it through its ordinary loading path
-//! (`rustpad-mcp --component FILE`); the product component has no such switch.
+//! A test-only component that tries what the product component must never
+//! manage — reach other origins, read files and environment it was not given,
+//! spin forever, allocate without end — so that a test can see what the host
+//! running it refuses, whatever the component would allow.
 //!
-//! Requests: `{"id":1,"method":"probe/<what>","params":{...}}`; the reply's
-//! `result` says what happened, as plainly as possible.
+//! Built two ways, like the product:
+//! - for rustpad-mcp's host, implementing the `server` world: the host loads
+//!   it through its ordinary loading path (`rustpad-mcp --component FILE`);
+//!   requests are `{"id":1,"method":"probe/<what>","params":{...}}`, and the
+//!   reply's `result` says what happened, as plainly as possible;
+//! - with the `wasi-http` feature, as a `wasi:http/proxy` component for other
+//!   WebAssembly hosts ([`http_probe`]): `GET /<what>?<arguments>` answers
+//!   with what happened in plain text.
+
+#[cfg(feature = "wasi-http")]
+mod http_probe;
 
 // Generated glue: `unsafe` for the canonical ABI, and as many arguments as the
 // WIT signatures flatten to.
+#[cfg(not(feature = "wasi-http"))]
 #[allow(unsafe_code, clippy::too_many_arguments)]
 mod bindings {
     wit_bindgen::generate!({
