@@ -11,7 +11,7 @@ WASMTIME  := target/wasmtime-cli/wasmtime_cli/wasmtime
 WASH      := target/wash-cli/wash_cli/wash
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
-.PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance package crate-component package-test release-check release-archive
+.PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance package crate-component package-test release-check release-archive lattice-tools lattice-test
 
 # ring (TLS inside the component for WebAssembly hosts) compiles C for wasm32, which needs clang;
 # CI runs as root and installs Debian's.
@@ -66,8 +66,23 @@ test-rust: build
 	$(CARGO) test --release --locked --workspace --features $(RUST_TEST_FEATURES)
 	@$(CARGO) build --release --locked -p rustpad-mcp >&2
 
-test-python: build $(PYENV)/.installed $(WASMTIME) $(WASH)
+test-python: build $(PYENV)/.installed $(WASMTIME) $(WASH) lattice-tools
 	$(PYENV)/bin/python -m pytest -q tests/python
+
+# The programs of the wasmCloud lattice test, from Debian (CI runs as root and installs them):
+# NATS, an OCI registry for the component, and nginx as the load balancer. None is started here.
+LATTICE_TOOLS := nats-server docker-registry nginx
+lattice-tools:
+	@missing=$$(for tool in $(LATTICE_TOOLS); do command -v $$tool >/dev/null || [ -x /usr/sbin/$$tool ] || echo $$tool; done); \
+	if [ -n "$$missing" ]; then \
+		{ apt-get install -y -q $$missing >&2 || { apt-get update -q >&2 && apt-get install -y -q $$missing >&2; }; } || \
+		{ echo "make: install $$missing (Debian packages) for the lattice test" >&2; exit 1; }; \
+	fi
+
+# The whole lattice suite and its load figures (tests/python/test_lattice.py; make test runs
+# the short part): two wasmCloud hosts on NATS behind nginx, every part started and stopped here.
+lattice-test: build $(PYENV)/.installed $(WASH) lattice-tools
+	RUSTPAD_MCP_LATTICE=full $(PYENV)/bin/python -m pytest -q -s tests/python/test_lattice.py
 
 test-typescript: build tests/typescript/node_modules/.installed
 	cd tests/typescript && npm test
