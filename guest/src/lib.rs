@@ -64,10 +64,7 @@ mod bindings {
                 origin: startup.origin,
                 insecure_tls: startup.insecure_tls,
                 notices: startup.notices,
-                session_openers: crate::mcp::SESSION_OPENERS
-                    .iter()
-                    .map(|method| method.to_string())
-                    .collect(),
+                session_openers: crate::mcp::session_openers(),
             })
         }
 

@@ -13,38 +13,12 @@ use std::task::{Context, Poll};
 
 use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_REQUEST};
 use serde_json::Value;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::flights::{Flights, Grounded};
 use crate::jsonrpc::{DUPLICATE_ID, error_response, key};
 use crate::runtime::{Grants, HttpHeaders, Runtime};
-
-/// Places for tool calls: how many may run at once, and what a call past
-/// them is told (naming the setting that changes it).
-pub struct CallPlaces {
-    places: Arc<Semaphore>,
-    refusal: String,
-}
-
-impl CallPlaces {
-    pub fn new(count: usize, setting: &str) -> CallPlaces {
-        CallPlaces {
-            places: Arc::new(Semaphore::new(count)),
-            refusal: format!(
-                "{count} tool calls are already running, as many as this server runs at once ({setting}); retry when one has finished"
-            ),
-        }
-    }
-
-    /// A place, held until dropped, or the refusal.
-    pub fn take(&self) -> Result<OwnedSemaphorePermit, String> {
-        self.places
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| self.refusal.clone())
-    }
-}
 
 /// One message to run, with everything its transport gives it.
 pub struct Launch {
@@ -62,14 +36,9 @@ pub struct Launch {
     pub place: Option<OwnedSemaphorePermit>,
 }
 
-/// How a call ended: what to tell the client, if anything.
-#[derive(Debug, Default)]
-pub struct Ended {
-    pub response: Option<String>,
-    pub session: Option<String>,
-    pub error_code: Option<i64>,
-    pub busy: bool,
-}
+/// How a call ended: the component's reply, or the error the host wrote
+/// in its place.
+pub use crate::runtime::Reply as Ended;
 
 impl Ended {
     fn error(id: Option<&Value>, code: i64, message: &str, busy: bool) -> Ended {
@@ -158,16 +127,11 @@ pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Run
             .handle(&message, headers.as_ref(), session.as_deref(), grants)
             .await;
         match outcome {
-            Ok(reply) => {
+            Ok(replied) => {
                 if trace {
-                    reply.cost.trace(&method, id.as_ref());
+                    replied.cost.trace(&method, id.as_ref());
                 }
-                Ended {
-                    response: reply.response,
-                    session: reply.session,
-                    error_code: reply.error_code,
-                    busy: reply.busy,
-                }
+                replied.reply
             }
             Err(failure) => {
                 eprintln!("rustpad-mcp: {}", failure.0);

@@ -16,6 +16,9 @@ use serde_json::{Value, json};
 /// The largest message either transport accepts.
 pub use rustpad_mcp_rules::post::MAX_MESSAGE_BYTES;
 
+/// The notification that stops a running call (either way).
+pub const CANCELLED: &str = "notifications/cancelled";
+
 /// The answer to a request whose id is already in use by a running call.
 pub const DUPLICATE_ID: &str =
     "Invalid request: a request with this id is still running; give each request its own id";

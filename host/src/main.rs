@@ -16,7 +16,9 @@ mod flights;
 mod http;
 mod jsonrpc;
 mod outbox;
+mod places;
 mod questions;
+mod route;
 mod runtime;
 mod settings;
 mod stdio;
@@ -28,7 +30,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use runtime::Runtime;
+use route::Router;
+use runtime::{NotStarted, Runtime, Source};
 
 const HELP: &str = "rustpad-mcp — an MCP server for Rustpad, the collaborative text editor
 
@@ -190,7 +193,7 @@ async fn check_connection(runtime: &Runtime) -> ExitCode {
         .handle(request, None, None, runtime::Grants::default())
         .await
     {
-        Ok(reply) => reply,
+        Ok(replied) => replied.reply,
         Err(failure) => {
             eprintln!("rustpad-mcp: the check failed: {}", failure.0);
             return ExitCode::FAILURE;
@@ -211,24 +214,16 @@ async fn check_connection(runtime: &Runtime) -> ExitCode {
     }
 }
 
-/// `--component FILE`: compiles another component, when this build can.
+/// `--component FILE`: another component, when this build can compile one.
 #[cfg(feature = "compiler")]
-fn load_file(
-    path: &std::path::Path,
-    env: Vec<(String, String)>,
-    limits: &settings::Limits,
-) -> anyhow::Result<Runtime> {
+fn read_component(path: &std::path::Path) -> anyhow::Result<Source> {
     let wasm =
         std::fs::read(path).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    Runtime::load_bytes(&wasm, env, limits)
+    Ok(Source::Wasm(wasm))
 }
 
 #[cfg(not(feature = "compiler"))]
-fn load_file(
-    _: &std::path::Path,
-    _: Vec<(String, String)>,
-    _: &settings::Limits,
-) -> anyhow::Result<Runtime> {
+fn read_component(_: &std::path::Path) -> anyhow::Result<Source> {
     anyhow::bail!(
         "--component needs a build that can compile components; this one only runs the component it carries. Build with the compiler: cargo install rustpad-mcp --features compiler"
     )
@@ -265,24 +260,25 @@ async fn run(
         }
     };
     let env = component_env(&seal);
-    let loaded = match &component {
-        None => Runtime::load(env, &limits),
-        Some(path) => load_file(path, env, &limits),
+    let source = match &component {
+        None => Ok(Source::BuiltIn),
+        Some(path) => read_component(path),
     };
-    let mut runtime = match loaded {
-        Ok(runtime) => runtime,
-        Err(error) => {
+    let started = match source {
+        Ok(source) => Runtime::start(source, env, &limits).await,
+        Err(error) => Err(NotStarted::Load(error)),
+    };
+    let (runtime, startup) = match started {
+        Ok(started) => started,
+        Err(NotStarted::Load(error)) => {
             eprintln!("rustpad-mcp: fatal error: {error:#}");
             return ExitCode::FAILURE;
         }
-    };
-    let startup = match runtime.configure().await {
-        Ok(Ok(startup)) => startup,
-        Ok(Err(message)) => {
+        Err(NotStarted::Configuration(message)) => {
             eprintln!("{message}");
             return ExitCode::FAILURE;
         }
-        Err(failure) => {
+        Err(NotStarted::Failed(failure)) => {
             eprintln!("rustpad-mcp: fatal error: {}", failure.0);
             return ExitCode::FAILURE;
         }
@@ -296,22 +292,18 @@ async fn run(
     {
         eprintln!("{notice}");
     }
-    runtime.set_egress(egress::Egress::new(
-        startup.origin.as_deref(),
-        startup.insecure_tls,
-    ));
     if check {
         return check_connection(&runtime).await;
     }
     let trace = std::env::var_os(settings::TRACE).is_some_and(|v| v == "1");
     let runtime = Arc::new(runtime);
+    let router = Router::new(startup.session_openers);
     let serving = async move {
         match transport {
-            Transport::Stdio => {
-                let openers = startup.session_openers;
-                stdio::serve(runtime, limits.stdio_calls, openers, trace).await
+            Transport::Stdio => stdio::serve(runtime, limits.stdio_calls, router, trace).await,
+            Transport::Http(address, limits) => {
+                http::serve(runtime, address, limits, router, trace).await
             }
-            Transport::Http(address, limits) => http::serve(runtime, address, limits, trace).await,
         }
     };
     let mut terminate =

@@ -111,7 +111,7 @@ impl Drop for Open<'_> {
         }
         let withdrawal = json!({
             "jsonrpc": "2.0",
-            "method": "notifications/cancelled",
+            "method": crate::jsonrpc::CANCELLED,
             "params": {
                 "requestId": self.id,
                 "reason": "the call that asked this has ended without an answer",

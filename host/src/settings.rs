@@ -14,10 +14,20 @@ pub const MAX_MEMORY: &str = "RUSTPAD_MCP_MAX_MEMORY";
 /// Pads whose recent removals the tally keeps (see `tally`).
 pub const TALLY_PADS: &str = "RUSTPAD_MCP_TALLY_PADS";
 
+/// Tool calls running at once with `--http`.
+pub const HTTP_MAX_CALLS: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
+
 /// The host's settings besides those of `--http`.
 const GENERAL: [&str; 5] = [CACHE_DIR, TRACE, MAX_CALLS, MAX_MEMORY, TALLY_PADS];
+/// The host settings that concern only `--http`.
+const HTTP: [&str; 4] = [
+    rustpad_mcp_rules::gate::TOKEN_VARIABLE,
+    rustpad_mcp_rules::gate::ORIGINS_VARIABLE,
+    rustpad_mcp_rules::gate::HOSTS_VARIABLE,
+    HTTP_MAX_CALLS,
+];
 /// Settings that do nothing with `--http`, and what takes their place there.
-const STDIO_ONLY: [(&str, &str); 1] = [(MAX_CALLS, "RUSTPAD_MCP_HTTP_MAX_CALLS")];
+const STDIO_ONLY: [(&str, &str); 1] = [(MAX_CALLS, HTTP_MAX_CALLS)];
 
 const DEFAULT_MAX_CALLS: usize = 16;
 const DEFAULT_MAX_MEMORY_MIB: usize = 2048;
@@ -80,7 +90,7 @@ pub fn whole_number(
 /// component names its own (`RUSTPAD_*`) the same way.
 pub fn notices(names: impl Iterator<Item = String>, serving_http: bool) -> Vec<String> {
     let mut known: Vec<&str> = GENERAL.to_vec();
-    known.extend(crate::http::SETTINGS);
+    known.extend(HTTP);
     names
         .filter(|name| name.starts_with(HOST_ONLY))
         .filter_map(|name| {
@@ -90,7 +100,7 @@ pub fn notices(names: impl Iterator<Item = String>, serving_http: bool) -> Vec<S
                     "rustpad-mcp: {shown} is not a setting of this server and is ignored; the host's settings are {}",
                     known.join(", ")
                 ))
-            } else if crate::http::SETTINGS.contains(&name.as_str()) && !serving_http {
+            } else if HTTP.contains(&name.as_str()) && !serving_http {
                 Some(format!(
                     "rustpad-mcp: {shown} applies only with --http and is ignored on stdio"
                 ))

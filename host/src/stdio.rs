@@ -1,15 +1,12 @@
 //! MCP's stdio transport: newline-delimited JSON-RPC on stdin and stdout.
 //!
-//! The host knows framing, not meaning. It routes three kinds of lines:
-//! - responses to its own `elicitation/create` requests go to the call that
-//!   is waiting for them;
-//! - `notifications/cancelled` stops the named request's call, and nothing
-//!   more is written for it;
-//! - everything else is a call ([`crate::call`]) on a task of its own, so a
-//!   call waiting minutes for a person blocks nothing. A reply that carries a
-//!   session becomes the session every later call gets; a message whose
-//!   method the component named a session opener (at startup) is finished
-//!   before the next is read, so the messages after it see its session.
+//! The host knows framing, not meaning ([`crate::route`]): a response goes
+//! to the call waiting for it, `notifications/cancelled` stops the named
+//! request's call (nothing more is written for it), and everything else is a
+//! call ([`crate::call`]) on a task of its own, so a call waiting minutes for
+//! a person blocks nothing. A reply that carries a session becomes the
+//! session every later call gets; a call that may open one is finished
+//! before the next line is read, so the messages after it see its session.
 //!
 //! Bounds: a tool call takes one of `max_calls` places through the
 //! component (`RUSTPAD_MCP_MAX_CALLS`), and is refused at once past them;
@@ -27,12 +24,14 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::call::{CallPlaces, Ended, Launch, launch};
+use crate::call::{Ended, Launch, launch};
 use crate::flights::Flights;
-use crate::jsonrpc::{Envelope, MAX_MESSAGE_BYTES, error_response, key};
+use crate::jsonrpc::{MAX_MESSAGE_BYTES, error_response, key};
 use crate::lock;
 use crate::outbox::{Lines, STDIO_QUEUE_BYTES, outbox};
+use crate::places::CallPlaces;
 use crate::questions::{Asker, Questions};
+use crate::route::{Route, Router, SessionUse};
 use crate::runtime::{Elicitor, Grants, Runtime};
 use crate::settings::MAX_CALLS;
 
@@ -48,7 +47,7 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 pub async fn serve(
     runtime: Arc<Runtime>,
     max_calls: usize,
-    session_openers: Vec<String>,
+    router: Router,
     trace: bool,
 ) -> anyhow::Result<()> {
     let (out, lines) = outbox(STDIO_QUEUE_BYTES);
@@ -91,23 +90,25 @@ pub async fn serve(
         if text.is_empty() {
             continue;
         }
-        // Only what routing needs; the component reads the message itself.
-        let envelope = Envelope::read(text);
-        let id = envelope.id();
-        if envelope.is_response() {
-            if let Some(id) = &id
-                && !questions.resolve(&key(id), envelope.answer())
-            {
-                eprintln!("rustpad-mcp: ignored a response to no question of ours");
+        let (id, method, opens_session) = match router.route(text) {
+            Route::Answer { id, answer } => {
+                if !questions.resolve(&key(&id), answer) {
+                    eprintln!("rustpad-mcp: ignored a response to no question of ours");
+                }
+                continue;
             }
-            continue;
-        }
-        if envelope.method.as_deref() == Some("notifications/cancelled") {
-            if let Some(target) = envelope.cancelled_request() {
-                flights.cancel(&target);
+            Route::Cancel { request, .. } => {
+                if let Some(target) = request {
+                    flights.cancel(&target);
+                }
+                continue;
             }
-            continue;
-        }
+            Route::Call {
+                id,
+                method,
+                session,
+            } => (id, method, session == SessionUse::Opens),
+        };
         let asker: Arc<dyn Elicitor> = Arc::new(Asker {
             questions: questions.clone(),
             out: out.clone(),
@@ -115,7 +116,7 @@ pub async fn serve(
         let call = Launch {
             message: text.to_string(),
             id: id.clone(),
-            method: envelope.method.clone().unwrap_or_default(),
+            method,
             headers: None,
             session: lock(&session).clone(),
             grants: Grants {
@@ -125,9 +126,6 @@ pub async fn serve(
             flights: Some(flights.clone()),
             place: Some(place),
         };
-        let opens_session = session_openers
-            .iter()
-            .any(|m| Some(m) == envelope.method.as_ref());
         let running = launch(&runtime, call, trace);
         let (out, session) = (out.clone(), session.clone());
         let finished = tasks.spawn(async move {

@@ -10,6 +10,8 @@ use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::methods::{self, Named};
+
 /// The header names, in lower case.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub const METHOD: &str = "mcp-method";
@@ -117,7 +119,7 @@ impl Claims {
         self.version.is_some()
             || self.has_capabilities
             || self.has_client_info
-            || self.method.as_deref() == Some("server/discover")
+            || self.method.as_deref().is_some_and(methods::only_modern)
     }
 
     /// Checks the standard headers against the body. A complete 2026-07-28
@@ -126,10 +128,10 @@ impl Claims {
     /// told so by the dispatch, which is the more useful answer.)
     pub fn check(&self, headers: &StandardHeaders) -> Result<(), String> {
         let method = self.method.as_deref().unwrap_or_default();
-        let named = match method {
-            "tools/call" | "prompts/get" => self.name.as_ref(),
-            "resources/read" => self.uri.as_ref(),
-            _ => None,
+        let named = match methods::named_by(method) {
+            Some(Named::Name) => self.name.as_ref(),
+            Some(Named::Uri) => self.uri.as_ref(),
+            None => None,
         };
         let named = match named {
             Some(Value::String(name)) => Some(name.as_str()),
@@ -155,28 +157,6 @@ impl Claims {
             }
         }
         Ok(())
-    }
-}
-
-/// What a Streamable HTTP request does with the session its
-/// `Mcp-Session-Id` names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SessionUse {
-    /// Nothing: a 2026-07-28 request stands alone, and a session header on
-    /// it is ignored.
-    None,
-    /// `initialize` starts a new session, whatever one it names.
-    Opens,
-    /// Anything else belongs to the session it names, if it names one.
-    Continues,
-}
-
-/// How the request in `body` uses a session.
-pub fn session_use(body: &str) -> SessionUse {
-    match Claims::read(body) {
-        Ok(claims) if claims.is_modern() => SessionUse::None,
-        Ok(claims) if claims.method() == Some("initialize") => SessionUse::Opens,
-        _ => SessionUse::Continues,
     }
 }
 

@@ -4,6 +4,7 @@
 //! well as natively):
 //! - [`codes`]: the JSON-RPC error codes MCP uses;
 //! - [`status`]: the HTTP status a reply travels with on Streamable HTTP;
+//! - [`methods`]: which MCP methods exist, in which revisions, needing what;
 //! - [`headers`]: the standard headers of Streamable HTTP, which must repeat
 //!   what the body says;
 //! - [`json`]: no object of a message may give a key twice;
@@ -20,6 +21,7 @@ pub mod gate;
 pub mod headers;
 pub mod json;
 pub mod loopback;
+pub mod methods;
 pub mod post;
 pub mod status;
 #[cfg(feature = "tls")]

@@ -4,10 +4,12 @@
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND};
+use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST};
+use rustpad_mcp_rules::methods::Method;
 
-use super::request::{Outcome, Request, RpcError};
-use super::{LEGACY, Session, call, lists};
+use super::methods::{self, Answered};
+use super::request::{Request, RpcError};
+use super::{LEGACY, Session, lists};
 use crate::config::Config;
 use crate::tools::{CallContext, Era};
 
@@ -46,41 +48,32 @@ pub(super) fn initialize(params: &Map<String, Value>) -> Result<(Value, Session)
     Ok((result, session))
 }
 
-pub(super) fn handle(config: &Config, request: &Request, session: Option<&Session>) -> Outcome {
-    match request.method.as_str() {
-        "ping" => return Ok(json!({})),
-        // Not MCP: what `rustpad-mcp --check` asks. Read-only, so any client may.
-        "rustpad-mcp/check" => {
-            let (ok, report) = crate::rustpad::check::run(config);
-            return Ok(json!({ "ok": ok, "report": report }));
-        }
-        "tools/list" | "tools/call" if session.is_none() => {
-            return Err(RpcError::new(
-                INVALID_REQUEST,
-                "Invalid request: send initialize first, or carry the 2026-07-28 _meta on every request",
-            ));
-        }
-        _ => {}
+/// A request of this era: a method that needs a session is refused
+/// without one, and a tool call learns from the session whether the client
+/// shows forms.
+pub(super) fn handle(
+    config: &Config,
+    request: &Request,
+    method: Option<Method>,
+    session: Option<&Session>,
+) -> Result<Answered, RpcError> {
+    let Some(method) = method.filter(|method| method.offered_in(false)) else {
+        return Err(methods::not_found(request));
+    };
+    if method.spec().needs_session && session.is_none() {
+        return Err(RpcError::new(
+            INVALID_REQUEST,
+            "Invalid request: send initialize first, or carry the 2026-07-28 _meta on every request",
+        ));
     }
-    match (request.method.as_str(), session) {
-        ("tools/list", _) => lists::list_tools(config, &request.params),
-        ("tools/call", Some(session)) => {
-            let context = CallContext {
-                era: Era::Legacy,
-                can_elicit: can_show_forms(session.capabilities.get("elicitation")),
-                responses: None,
-                state: None,
-            };
-            call::call_tool(config, request, context)
-        }
-        ("logging/setLevel", _) => lists::set_level(&request.params),
-        (other, _) => lists::no_prompts_or_resources(request).unwrap_or_else(|| {
-            Err(RpcError::new(
-                METHOD_NOT_FOUND,
-                format!("Method not found: {other}"),
-            ))
-        }),
-    }
+    methods::answer(config, request, method, || {
+        Ok(CallContext {
+            era: Era::Legacy,
+            can_elicit: session.is_some_and(|s| can_show_forms(s.capabilities.get("elicitation"))),
+            responses: None,
+            state: None,
+        })
+    })
 }
 
 /// Whether an `elicitation` capability covers form mode (`{}` means form).

@@ -5,7 +5,8 @@ use serde_json::{Map, Value, json};
 
 use rustpad_mcp_rules::codes::INVALID_PARAMS;
 
-use super::request::{Outcome, Request, RpcError};
+use super::SUPPORTED;
+use super::request::{Outcome, RpcError};
 use crate::config::Config;
 
 /// How long a client may cache `tools/list` and `server/discover`: the tool
@@ -53,34 +54,43 @@ pub(super) const LOG_LEVELS: [&str; 8] = [
     "emergency",
 ];
 
-/// The prompt and resource methods, for a server that has neither: empty
-/// lists, and an unknown name or URI is invalid params (with the URI, as
-/// 2026-07-28 asks of a missing resource). `None` for any other method.
-pub(super) fn no_prompts_or_resources(request: &Request) -> Option<Outcome> {
-    let empty = |key: &str| -> Outcome {
-        if request.params.get("cursor").is_some_and(|c| !c.is_null()) {
-            return Err(RpcError::new(
-                INVALID_PARAMS,
-                "Invalid params: unknown cursor (the list is empty)",
-            ));
-        }
-        Ok(json!({ key: [] }))
-    };
-    Some(match request.method.as_str() {
-        "prompts/list" => empty("prompts"),
-        "resources/list" => empty("resources"),
-        "resources/templates/list" => empty("resourceTemplates"),
-        "prompts/get" => Err(RpcError::new(
+/// A prompt or resource list, for a server that has none: empty, and a
+/// cursor names a page that does not exist.
+pub(super) fn empty_list(params: &Map<String, Value>, key: &str) -> Outcome {
+    if params.get("cursor").is_some_and(|c| !c.is_null()) {
+        return Err(RpcError::new(
             INVALID_PARAMS,
-            "Invalid params: this server offers no prompts",
-        )),
-        "resources/read" => Err(RpcError {
-            code: INVALID_PARAMS,
-            message: "Resource not found: this server offers no resources; read pads with the get_document tool".into(),
-            data: Some(json!({ "uri": request.params.get("uri") })),
-            busy: false,
-        }),
-        _ => return None,
+            "Invalid params: unknown cursor (the list is empty)",
+        ));
+    }
+    Ok(json!({ key: [] }))
+}
+
+pub(super) fn no_prompt() -> RpcError {
+    RpcError::new(
+        INVALID_PARAMS,
+        "Invalid params: this server offers no prompts",
+    )
+}
+
+/// A missing resource is invalid params with its URI, as 2026-07-28 asks.
+pub(super) fn no_resource(params: &Map<String, Value>) -> RpcError {
+    RpcError {
+        code: INVALID_PARAMS,
+        message: "Resource not found: this server offers no resources; read pads with the get_document tool".into(),
+        data: Some(json!({ "uri": params.get("uri") })),
+        busy: false,
+    }
+}
+
+/// `server/discover`: what `initialize` tells a 2025-11-25 client, for one
+/// that never opens a session.
+pub(super) fn discover() -> Value {
+    json!({
+        "supportedVersions": SUPPORTED,
+        "capabilities": capabilities(),
+        "serverInfo": server_info(),
+        "instructions": INSTRUCTIONS,
     })
 }
 

@@ -17,6 +17,7 @@ mod answers;
 mod call;
 mod legacy;
 mod lists;
+mod methods;
 mod modern;
 mod request;
 #[cfg(test)]
@@ -27,6 +28,7 @@ use serde_json::{Value, json};
 
 use rustpad_mcp_rules::codes::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
 use rustpad_mcp_rules::headers::{Claims, StandardHeaders, version_problem};
+use rustpad_mcp_rules::methods::Method;
 
 use crate::config::Config;
 use request::{Outcome, RpcError};
@@ -40,7 +42,11 @@ pub const LEGACY: [&str; 2] = ["2025-11-25", "2025-06-18"];
 const SUPPORTED: [&str; 3] = [MODERN, LEGACY[0], LEGACY[1]];
 
 /// The methods whose reply may open a session (see `startup` in the WIT world).
-pub const SESSION_OPENERS: [&str; 1] = ["initialize"];
+pub fn session_openers() -> Vec<String> {
+    rustpad_mcp_rules::methods::session_openers()
+        .map(String::from)
+        .collect()
+}
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -118,24 +124,21 @@ pub fn handle_with(
     if request.lacks_its_id() {
         return Reply::default();
     }
-    let mut new_session = None;
+    let method = Method::parse(&request.method);
     // Modern first: a 2026-07-28 request is served statelessly whatever its
     // method, and `initialize` is not one of that revision's methods.
-    let outcome = if let Some(meta) = modern::meta(&request) {
-        modern::handle(config, &request, &meta)
-    } else if request.method == "initialize" {
-        legacy::initialize(&request.params).map(|(result, negotiated)| {
-            new_session = serde_json::to_string(&negotiated).ok();
-            result
-        })
-    } else {
-        legacy::handle(config, &request, session.as_ref())
+    let (outcome, new_session) = match modern::meta(&request) {
+        Some(meta) => (modern::handle(config, &request, method, &meta), None),
+        None => match legacy::handle(config, &request, method, session.as_ref()) {
+            Ok(answered) => (Ok(answered.result), answered.session),
+            Err(error) => (Err(error), None),
+        },
     };
     if request.id.is_none() {
         return Reply::default();
     }
     Reply {
-        session: new_session,
+        session: new_session.and_then(|session| serde_json::to_string(&session).ok()),
         ..respond(request.id, outcome)
     }
 }

@@ -3,20 +3,22 @@
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INVALID_PARAMS, METHOD_NOT_FOUND, UNSUPPORTED_VERSION};
+use rustpad_mcp_rules::codes::{INVALID_PARAMS, UNSUPPORTED_VERSION};
+use rustpad_mcp_rules::methods::{self as table, Method};
 
+use super::methods;
 use super::request::{Outcome, Request, RpcError};
 use super::{
-    META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, SUPPORTED, call,
-    legacy, lists,
+    META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, SUPPORTED, legacy,
+    lists,
 };
 use crate::config::Config;
 use crate::guard::ANSWER_KEY;
 use crate::tools::{CallContext, Era};
 
 /// The `_meta` of a request meant for 2026-07-28: one that carries any of
-/// that revision's `_meta` keys, or calls `server/discover`, which only that
-/// revision has (so a discover without `_meta` is told what it lacks).
+/// that revision's `_meta` keys, or calls a method only that revision has
+/// (so a `server/discover` without `_meta` is told what it lacks).
 pub(super) fn meta(request: &Request) -> Option<Map<String, Value>> {
     let meta = request.params.get("_meta").and_then(Value::as_object);
     let marked = meta.is_some_and(|meta| {
@@ -24,10 +26,18 @@ pub(super) fn meta(request: &Request) -> Option<Map<String, Value>> {
             .iter()
             .any(|key| meta.contains_key(*key))
     });
-    (marked || request.method == "server/discover").then(|| meta.cloned().unwrap_or_default())
+    (marked || table::only_modern(&request.method)).then(|| meta.cloned().unwrap_or_default())
 }
 
-pub(super) fn handle(config: &Config, request: &Request, meta: &Map<String, Value>) -> Outcome {
+/// A request of this era: its `_meta` must name this revision and the
+/// client's capabilities; every result says it is complete (unless it asks
+/// for input), and a list says how long it may be cached.
+pub(super) fn handle(
+    config: &Config,
+    request: &Request,
+    method: Option<Method>,
+    meta: &Map<String, Value>,
+) -> Outcome {
     let Some(version) = meta.get(META_VERSION).and_then(Value::as_str) else {
         return Err(RpcError::new(
             INVALID_PARAMS,
@@ -51,76 +61,54 @@ pub(super) fn handle(config: &Config, request: &Request, meta: &Map<String, Valu
             format!("Invalid params: _meta must carry \"{META_CAPABILITIES}\" (an object)"),
         ));
     };
-    let mut result = match request.method.as_str() {
-        "server/discover" => {
-            json!({
-                "supportedVersions": SUPPORTED,
-                "capabilities": lists::capabilities(),
-                "serverInfo": lists::server_info(),
-                "instructions": lists::INSTRUCTIONS,
-                "ttlMs": lists::LIST_TTL_MS,
-                "cacheScope": "public",
-            })
-        }
-        "tools/list" => {
-            let mut list = lists::list_tools(config, &request.params)?;
-            list["ttlMs"] = json!(lists::LIST_TTL_MS);
-            list["cacheScope"] = json!("public");
-            list
-        }
-        "tools/call" => {
-            let responses = match request.params.get("inputResponses") {
-                None | Some(Value::Null) => None,
-                // An answer that could be read two ways is one nobody understood.
-                Some(_) if request.ambiguous_answers => {
-                    Some(Map::from_iter([(ANSWER_KEY.to_string(), Value::Null)]))
-                }
-                Some(Value::Object(responses)) => Some(responses.clone()),
-                Some(_) => {
-                    return Err(RpcError::new(
-                        INVALID_PARAMS,
-                        "Invalid params: inputResponses must be an object",
-                    ));
-                }
-            };
-            let state = match request.params.get("requestState") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(state)) => Some(state.clone()),
-                Some(_) => {
-                    return Err(RpcError::new(
-                        INVALID_PARAMS,
-                        "Invalid params: requestState must be a string",
-                    ));
-                }
-            };
-            let context = CallContext {
-                era: Era::Modern,
-                can_elicit: legacy::can_show_forms(client_capabilities.get("elicitation")),
-                responses,
-                state,
-            };
-            call::call_tool(config, request, context)?
-        }
-        other => match lists::no_prompts_or_resources(request) {
-            Some(outcome) => {
-                let mut result = outcome?;
-                if other.ends_with("/list") {
-                    result["ttlMs"] = json!(lists::LIST_TTL_MS);
-                    result["cacheScope"] = json!("public");
-                }
-                result
-            }
-            None => {
-                return Err(RpcError::new(
-                    METHOD_NOT_FOUND,
-                    format!("Method not found: {other}"),
-                ));
-            }
-        },
+    let Some(method) = method.filter(|method| method.offered_in(true)) else {
+        return Err(methods::not_found(request));
     };
+    let context = || {
+        Ok(CallContext {
+            era: Era::Modern,
+            can_elicit: legacy::can_show_forms(client_capabilities.get("elicitation")),
+            responses: input_responses(request)?,
+            state: request_state(request)?,
+        })
+    };
+    let mut result = methods::answer(config, request, method, context)?.result;
+    if method.spec().is_list {
+        result["ttlMs"] = json!(lists::LIST_TTL_MS);
+        result["cacheScope"] = json!("public");
+    }
     if result.get("resultType").is_none() {
         result["resultType"] = json!("complete");
     }
     result["_meta"] = json!({ META_SERVER_INFO: lists::server_info() });
     Ok(result)
+}
+
+/// `inputResponses`: the answers to questions an earlier round asked.
+fn input_responses(request: &Request) -> Result<Option<Map<String, Value>>, RpcError> {
+    match request.params.get("inputResponses") {
+        None | Some(Value::Null) => Ok(None),
+        // An answer that could be read two ways is one nobody understood.
+        Some(_) if request.ambiguous_answers => Ok(Some(Map::from_iter([(
+            ANSWER_KEY.to_string(),
+            Value::Null,
+        )]))),
+        Some(Value::Object(responses)) => Ok(Some(responses.clone())),
+        Some(_) => Err(RpcError::new(
+            INVALID_PARAMS,
+            "Invalid params: inputResponses must be an object",
+        )),
+    }
+}
+
+/// `requestState`: what the earlier round sealed.
+fn request_state(request: &Request) -> Result<Option<String>, RpcError> {
+    match request.params.get("requestState") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(state)) => Ok(Some(state.clone())),
+        Some(_) => Err(RpcError::new(
+            INVALID_PARAMS,
+            "Invalid params: requestState must be a string",
+        )),
+    }
 }

@@ -37,25 +37,19 @@ use tokio::sync::Semaphore;
 
 use connections::{Connections, Place};
 use replies::{empty, plain, preflight_answer, refused, unknown_session, with_cors};
-use rustpad_mcp_rules::gate::{self, Gate, Refusal};
+use rustpad_mcp_rules::gate::{Gate, Refusal};
 use rustpad_mcp_rules::post as rules;
 use sessions::Sessions;
 
-use crate::call::CallPlaces;
+use crate::places::CallPlaces;
+use crate::route::Router;
 use crate::runtime::Runtime;
+use crate::settings::HTTP_MAX_CALLS;
 
 /// Tool calls running at once (a call waiting for a person counts); past it,
 /// they get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
 const MAX_CONCURRENT_CALLS: usize = 64;
-const MAX_CALLS_VARIABLE: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
 const MAX_CALLS_LIMIT: usize = 100_000;
-/// The host settings that concern only `--http`.
-pub const SETTINGS: [&str; 4] = [
-    gate::TOKEN_VARIABLE,
-    gate::ORIGINS_VARIABLE,
-    gate::HOSTS_VARIABLE,
-    MAX_CALLS_VARIABLE,
-];
 /// Request bodies being received at once, in KiB: what slow or large uploads
 /// may hold in memory together before more are turned away.
 const BODY_BUDGET_KIB: usize = 256 << 10;
@@ -96,7 +90,7 @@ impl Limits {
         let gate = Gate::new(listen, lookup)?;
         let max_calls = crate::settings::whole_number(
             &lookup,
-            MAX_CALLS_VARIABLE,
+            HTTP_MAX_CALLS,
             MAX_CONCURRENT_CALLS,
             1..=MAX_CALLS_LIMIT,
         )?;
@@ -106,6 +100,7 @@ impl Limits {
 
 struct Server {
     runtime: Arc<Runtime>,
+    router: Router,
     gate: Gate,
     sessions: Arc<Sessions>,
     /// Places for tool calls, which the component takes through `calls.enter`.
@@ -122,6 +117,7 @@ pub async fn serve(
     runtime: Arc<Runtime>,
     address: SocketAddr,
     limits: Limits,
+    router: Router,
     trace: bool,
 ) -> anyhow::Result<()> {
     let listener = TcpListener::bind(address)
@@ -138,9 +134,10 @@ pub async fn serve(
     );
     let server = Arc::new(Server {
         runtime,
+        router,
         gate: limits.gate,
         sessions: Arc::default(),
-        places: Arc::new(CallPlaces::new(limits.max_calls, MAX_CALLS_VARIABLE)),
+        places: Arc::new(CallPlaces::new(limits.max_calls, HTTP_MAX_CALLS)),
         in_hand: Arc::new(Semaphore::new(IN_HAND_PER_CALL * limits.max_calls)),
         bodies: Arc::new(Semaphore::new(BODY_BUDGET_KIB)),
         trace,

@@ -1,9 +1,10 @@
 //! A POST to `/mcp`: one JSON-RPC message, read within the size, memory and
-//! time limits, then routed on its JSON-RPC framing alone. A response goes
-//! to the session question it answers, `notifications/cancelled` stops a
-//! session's call, and everything else is a call ([`crate::call`]) whose
-//! outcome travels back on this POST ([`super::stream`]). The component
-//! checks the standard headers against the body, and says what MCP means.
+//! time limits, then routed on its JSON-RPC framing alone ([`crate::route`]).
+//! A response goes to the session question it answers,
+//! `notifications/cancelled` stops a session's call, and everything else is
+//! a call ([`crate::call`]) whose outcome travels back on this POST
+//! ([`super::stream`]). The component checks the standard headers against
+//! the body, and says what MCP means.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,7 +15,7 @@ use http::{HeaderMap, Request, Response, StatusCode};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use rustpad_mcp_rules::codes::{INVALID_REQUEST, PARSE_ERROR};
-use rustpad_mcp_rules::headers::{SESSION_ID, SessionUse, session_use};
+use rustpad_mcp_rules::headers::SESSION_ID;
 use rustpad_mcp_rules::post::{self, MAX_MESSAGE_BYTES};
 use rustpad_mcp_rules::status;
 use serde_json::Value;
@@ -24,9 +25,10 @@ use super::sessions::Session;
 use super::{BODY_TIMEOUT, Body, Server, stream};
 use crate::call::{Launch, launch};
 use crate::flights::Grounded;
-use crate::jsonrpc::{DUPLICATE_ID, Envelope, key};
+use crate::jsonrpc::{DUPLICATE_ID, key};
 use crate::outbox::{CALL_QUEUE_BYTES, outbox};
 use crate::questions::Asker;
+use crate::route::{Route, SessionUse};
 use crate::runtime::{Elicitor, Grants, HttpHeaders};
 
 impl Server {
@@ -46,50 +48,33 @@ impl Server {
             Ok(text) => text,
             Err(refusal) => return refusal,
         };
-        // The session the request names, unless it is one that stands alone
-        // or opens a session of its own.
-        let session = match (session_use(&text), parts.headers.get(SESSION_ID)) {
-            (SessionUse::None | SessionUse::Opens, _) | (SessionUse::Continues, None) => None,
-            (SessionUse::Continues, Some(name)) => {
-                match name.to_str().ok().and_then(|name| self.sessions.get(name)) {
-                    Some(session) => Some(session),
-                    None => return unknown_session(),
-                }
+        let (id, method, session_use) = match self.router.route(&text) {
+            Route::Answer { id, answer } => {
+                let session = match self.named_session(&parts.headers) {
+                    Ok(session) => session,
+                    Err(UnknownSession) => return unknown_session(),
+                };
+                return self.answer(session.as_deref(), answer, &id);
             }
+            Route::Cancel { request, session } => {
+                let session = match self.session(session, &parts.headers) {
+                    Ok(session) => session,
+                    Err(UnknownSession) => return unknown_session(),
+                };
+                return self
+                    .cancel(&text, &headers, session.as_deref(), request)
+                    .await;
+            }
+            Route::Call {
+                id,
+                method,
+                session,
+            } => (id, method, session),
         };
-        let envelope = Envelope::read(&text);
-        let id = envelope.id();
-        if envelope.is_response() {
-            return self.answer(
-                session.as_deref(),
-                envelope.answer(),
-                &id.unwrap_or_default(),
-            );
-        }
-        if envelope.method.as_deref() == Some("notifications/cancelled") {
-            // Its headers must agree with its body as any message's must: the
-            // component checks them (and answers nothing when they do).
-            let negotiated = session.as_ref().map(|session| session.negotiated.as_str());
-            match self
-                .runtime
-                .handle(&text, Some(&headers), negotiated, Grants::default())
-                .await
-            {
-                Ok(reply) if reply.response.is_some() => {
-                    let code = status::of_reply(reply.error_code, session.is_some(), reply.busy);
-                    let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
-                    return json_response(status, reply.response.unwrap_or_default());
-                }
-                Ok(_) => {}
-                Err(failure) => return plain(StatusCode::INTERNAL_SERVER_ERROR, &failure.0),
-            }
-            if let (Some(session), Some(request)) = (&session, envelope.cancelled_request()) {
-                session.flights.cancel(&request);
-            }
-            return empty(StatusCode::ACCEPTED);
-        }
-        let method = envelope.method.clone().unwrap_or_default();
-        drop(envelope);
+        let session = match self.session(session_use, &parts.headers) {
+            Ok(session) => session,
+            Err(UnknownSession) => return unknown_session(),
+        };
         let Ok(place) = self.in_hand.clone().try_acquire_owned() else {
             return busy(
                 &id.unwrap_or_default(),
@@ -134,6 +119,62 @@ impl Server {
             ),
             Err(Grounded::Closed) => unknown_session(),
         }
+    }
+
+    /// The session a message uses: the one its `Mcp-Session-Id` names,
+    /// unless it stands alone or opens a session of its own.
+    fn session(
+        &self,
+        using: SessionUse,
+        headers: &HeaderMap,
+    ) -> Result<Option<Arc<Session>>, UnknownSession> {
+        match using {
+            SessionUse::None | SessionUse::Opens => Ok(None),
+            SessionUse::Continues => self.named_session(headers),
+        }
+    }
+
+    /// The session the request's `Mcp-Session-Id` names, if it names one;
+    /// naming one this process does not have is refused.
+    fn named_session(&self, headers: &HeaderMap) -> Result<Option<Arc<Session>>, UnknownSession> {
+        let Some(name) = headers.get(SESSION_ID) else {
+            return Ok(None);
+        };
+        match name.to_str().ok().and_then(|name| self.sessions.get(name)) {
+            Some(session) => Ok(Some(session)),
+            None => Err(UnknownSession),
+        }
+    }
+
+    /// `notifications/cancelled`: its headers must agree with its body as
+    /// any message's must (the component checks them, and answers nothing
+    /// when they do); then the session's call it names is stopped.
+    async fn cancel(
+        &self,
+        text: &str,
+        headers: &HttpHeaders,
+        session: Option<&Session>,
+        request: Option<String>,
+    ) -> Response<Body> {
+        let negotiated = session.map(|session| session.negotiated.as_str());
+        match self
+            .runtime
+            .handle(text, Some(headers), negotiated, Grants::default())
+            .await
+        {
+            Ok(replied) if replied.reply.response.is_some() => {
+                let reply = replied.reply;
+                let code = status::of_reply(reply.error_code, session.is_some(), reply.busy);
+                let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
+                return json_response(status, reply.response.unwrap_or_default());
+            }
+            Ok(_) => {}
+            Err(failure) => return plain(StatusCode::INTERNAL_SERVER_ERROR, &failure.0),
+        }
+        if let (Some(session), Some(request)) = (session, request) {
+            session.flights.cancel(&request);
+        }
+        empty(StatusCode::ACCEPTED)
     }
 
     /// Reads a POST's body within the size, memory and time limits.
@@ -230,6 +271,9 @@ fn standard_headers(headers: &HeaderMap) -> Result<HttpHeaders, &'static str> {
         name: standard.name,
     })
 }
+
+/// A request named a session this process does not have (404).
+struct UnknownSession;
 
 /// The elicitor of a call whose client accepts no event stream.
 struct NoEventStream;

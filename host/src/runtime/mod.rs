@@ -20,13 +20,13 @@ use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi_http::WasiHttpCtx;
 
 use crate::budget::{MemoryBudget, Reservation};
-use crate::call::CallPlaces;
 use crate::egress::Egress;
+use crate::places::CallPlaces;
 use crate::settings::Limits;
 use crate::tally::Tallies;
 use state::{EgressHooks, MemoryCap, Refused, Waited};
 
-pub use bindings::HttpHeaders;
+pub use bindings::{HttpHeaders, Reply, Startup};
 pub use state::{CallState, Elicitor};
 
 mod bindings {
@@ -35,6 +35,7 @@ mod bindings {
         world: "server",
         imports: { default: async | trappable },
         exports: { default: async },
+        additional_derives: [Default],
         with: {
             "wasi:io": wasmtime_wasi::p2::bindings::io,
             "wasi:clocks": wasmtime_wasi::p2::bindings::clocks,
@@ -72,22 +73,29 @@ pub const FUEL_PER_MESSAGE: u64 = 20_000_000_000;
 /// cancellations are not held up.
 const FUEL_YIELD_INTERVAL: u64 = 10_000_000;
 
-/// What the component said about its configuration.
-pub struct Startup {
-    pub origin: Option<String>,
-    pub insecure_tls: bool,
-    pub notices: Vec<String>,
-    /// Methods whose reply may hand over a new session.
-    pub session_openers: Vec<String>,
+/// The component's answer to one message, and what it cost.
+pub struct Replied {
+    pub reply: Reply,
+    pub cost: Cost,
 }
 
-/// The component's answer to one message (the WIT `reply`), and its cost.
-pub struct Reply {
-    pub response: Option<String>,
-    pub session: Option<String>,
-    pub error_code: Option<i64>,
-    pub busy: bool,
-    pub cost: Cost,
+/// Which component a runtime runs.
+pub enum Source {
+    /// The one this binary carries, compiled when it was built.
+    BuiltIn,
+    /// Another component (`--component FILE`), compiled now.
+    #[cfg(feature = "compiler")]
+    Wasm(Vec<u8>),
+}
+
+/// Why a runtime did not start.
+pub enum NotStarted {
+    /// The component could not be loaded or linked.
+    Load(anyhow::Error),
+    /// The component refused its configuration: a message for the operator.
+    Configuration(String),
+    /// Configuring failed inside the component.
+    Failed(Failure),
 }
 
 /// Where one message's time went.
@@ -140,31 +148,30 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    /// Loads the built-in component, compiled when the binary was built.
-    /// `env` is all the environment it sees; `limits` bound what running
-    /// calls hold together and what the tally keeps.
-    pub fn load(env: Vec<(String, String)>, limits: &Limits) -> anyhow::Result<Runtime> {
-        let engine = Engine::new(&engine::config())?;
-        let component = built_in(&engine, GUEST_IMAGE)?;
-        Runtime::with_component(engine, &component, env, limits)
-    }
-
-    /// Compiles and loads another component (`--component FILE`), caching
-    /// the compiled code in `RUSTPAD_MCP_CACHE_DIR`.
-    #[cfg(feature = "compiler")]
-    pub fn load_bytes(
-        wasm: &[u8],
+    /// Loads the component, asks it to validate its configuration, and
+    /// grants it the egress that configuration names. `env` is all the
+    /// environment it sees; `limits` bound what running calls hold together
+    /// and what the tally keeps.
+    pub async fn start(
+        source: Source,
         env: Vec<(String, String)>,
         limits: &Limits,
-    ) -> anyhow::Result<Runtime> {
-        let mut config = engine::config();
-        config.cache(compile_cache());
-        let engine = Engine::new(&config)?;
-        let component = Component::new(&engine, wasm)
-            .map_err(|error| anyhow::anyhow!("loading the component: {error}"))?;
-        Runtime::with_component(engine, &component, env, limits)
+    ) -> Result<(Runtime, Startup), NotStarted> {
+        let (engine, component) = source.load().map_err(NotStarted::Load)?;
+        let mut runtime =
+            Runtime::with_component(engine, &component, env, limits).map_err(NotStarted::Load)?;
+        let startup = runtime
+            .with_instance(Grants::default(), async |server, store| {
+                server.call_configure(store).await
+            })
+            .await
+            .map_err(NotStarted::Failed)?
+            .map_err(NotStarted::Configuration)?;
+        runtime.egress = Egress::new(startup.origin.as_deref(), startup.insecure_tls);
+        Ok((runtime, startup))
     }
 
+    /// A runtime whose component may reach nothing (while it configures).
     fn with_component(
         engine: Engine,
         component: &Component,
@@ -187,11 +194,6 @@ impl Runtime {
             tallies: Arc::new(Tallies::with_capacity(limits.tally_pads)),
             budget: Arc::new(MemoryBudget::new(limits.memory_mib)),
         })
-    }
-
-    /// Sets where the component may connect: learnt from `configure`.
-    pub fn set_egress(&mut self, egress: Arc<Egress>) {
-        self.egress = egress;
     }
 
     /// Takes `bytes` from the memory budget of running calls.
@@ -274,21 +276,6 @@ impl Runtime {
         Ok((value, cost))
     }
 
-    /// Asks the component to validate its configuration.
-    pub async fn configure(&self) -> Result<Result<Startup, String>, Failure> {
-        let outcome = self
-            .with_instance(Grants::default(), async |server, store| {
-                server.call_configure(store).await
-            })
-            .await?;
-        Ok(outcome.map(|s| Startup {
-            origin: s.origin,
-            insecure_tls: s.insecure_tls,
-            notices: s.notices,
-            session_openers: s.session_openers,
-        }))
-    }
-
     /// Hands one message to a fresh instance; `headers` are its standard
     /// HTTP headers when it came over HTTP.
     pub async fn handle(
@@ -297,19 +284,34 @@ impl Runtime {
         headers: Option<&HttpHeaders>,
         session: Option<&str>,
         grants: Grants,
-    ) -> Result<Reply, Failure> {
+    ) -> Result<Replied, Failure> {
         let (reply, cost) = self
             .measured(grants, async |server, store| {
                 server.call_handle(store, message, headers, session).await
             })
             .await?;
-        Ok(Reply {
-            response: reply.response,
-            session: reply.session,
-            error_code: reply.error_code,
-            busy: reply.busy,
-            cost,
-        })
+        Ok(Replied { reply, cost })
+    }
+}
+
+impl Source {
+    fn load(self) -> anyhow::Result<(Engine, Component)> {
+        match self {
+            Source::BuiltIn => {
+                let engine = Engine::new(&engine::config())?;
+                let component = built_in(&engine, GUEST_IMAGE)?;
+                Ok((engine, component))
+            }
+            #[cfg(feature = "compiler")]
+            Source::Wasm(wasm) => {
+                let mut config = engine::config();
+                config.cache(compile_cache());
+                let engine = Engine::new(&config)?;
+                let component = Component::new(&engine, &wasm)
+                    .map_err(|error| anyhow::anyhow!("loading the component: {error}"))?;
+                Ok((engine, component))
+            }
+        }
     }
 }
 

@@ -16,8 +16,8 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpVi
 
 use super::{MAX_INSTANCES, MAX_TABLE_ELEMENTS, MEMORY_LIMIT_BYTES};
 use crate::budget::{MemoryBudget, Reservation};
-use crate::call::CallPlaces;
 use crate::egress::Egress;
+use crate::places::CallPlaces;
 use crate::tally::Tallies;
 
 /// Who the component asks when it needs a person (MCP elicitation).

@@ -1,0 +1,72 @@
+//! What each method answers, whichever revision asked: one arm per row of
+//! the method table ([`rustpad_mcp_rules::methods`]). The era adapters
+//! ([`super::legacy`], [`super::modern`]) check what a method needs before it
+//! gets here and decorate what comes back.
+
+use serde_json::json;
+
+use rustpad_mcp_rules::methods::Method;
+
+use super::request::{Request, RpcError};
+use super::{Session, call, legacy, lists};
+use crate::config::Config;
+use crate::tools::CallContext;
+
+/// What a method produced: its result, and for `initialize` the session it
+/// opens.
+pub(super) struct Answered {
+    pub result: serde_json::Value,
+    pub session: Option<Session>,
+}
+
+impl From<serde_json::Value> for Answered {
+    fn from(result: serde_json::Value) -> Answered {
+        Answered {
+            result,
+            session: None,
+        }
+    }
+}
+
+/// Answers `method`. `context` tells a tool call what its request carried,
+/// and is only asked for by `tools/call`.
+pub(super) fn answer(
+    config: &Config,
+    request: &Request,
+    method: Method,
+    context: impl FnOnce() -> Result<CallContext, RpcError>,
+) -> Result<Answered, RpcError> {
+    let params = &request.params;
+    let result = match method {
+        Method::Initialize => {
+            let (result, session) = legacy::initialize(params)?;
+            return Ok(Answered {
+                result,
+                session: Some(session),
+            });
+        }
+        Method::Ping => json!({}),
+        Method::ServerDiscover => lists::discover(),
+        Method::ToolsList => lists::list_tools(config, params)?,
+        Method::ToolsCall => call::call_tool(config, request, context()?)?,
+        Method::PromptsList => lists::empty_list(params, "prompts")?,
+        Method::ResourcesList => lists::empty_list(params, "resources")?,
+        Method::ResourcesTemplatesList => lists::empty_list(params, "resourceTemplates")?,
+        Method::PromptsGet => return Err(lists::no_prompt()),
+        Method::ResourcesRead => return Err(lists::no_resource(params)),
+        Method::LoggingSetLevel => lists::set_level(params)?,
+        Method::Check => {
+            let (ok, report) = crate::rustpad::check::run(config);
+            json!({ "ok": ok, "report": report })
+        }
+    };
+    Ok(result.into())
+}
+
+/// The answer to a method this server does not have (in this revision).
+pub(super) fn not_found(request: &Request) -> RpcError {
+    RpcError::new(
+        rustpad_mcp_rules::codes::METHOD_NOT_FOUND,
+        format!("Method not found: {}", request.method),
+    )
+}

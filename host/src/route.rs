@@ -1,0 +1,163 @@
+//! Which way a client's message goes, the same on every transport. The host
+//! reads only the JSON-RPC framing (and, to tell the revision, the keys
+//! 2026-07-28 puts in `_meta`); what a message means is the component's.
+//!
+//! - a response is the answer to one of our own questions;
+//! - `notifications/cancelled` stops the call it names;
+//! - anything else is a call for the component, which may open a session
+//!   (a method the component named at startup), continue the one its
+//!   transport keeps, or stand alone (a 2026-07-28 request).
+
+use rustpad_mcp_rules::headers::Claims;
+use serde_json::Value;
+
+use crate::jsonrpc::{CANCELLED, Envelope};
+
+/// Where one message goes.
+#[derive(Debug, PartialEq)]
+pub enum Route {
+    /// The client's answer to our request `id`: its result as written, or
+    /// the error it sent (see [`Envelope::answer`]).
+    Answer {
+        id: Value,
+        answer: Result<String, String>,
+    },
+    /// Stop the call whose request id has this key (none: the notification
+    /// does not say unambiguously which).
+    Cancel {
+        request: Option<String>,
+        session: SessionUse,
+    },
+    /// A call for the component.
+    Call {
+        /// Its request id; none for a notification.
+        id: Option<Value>,
+        /// Its method as sent (for trace lines).
+        method: String,
+        session: SessionUse,
+    },
+}
+
+/// What a call does with the session its transport keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionUse {
+    /// Nothing: a 2026-07-28 request stands alone.
+    None,
+    /// Its reply may hand over a new session, which the messages after it
+    /// must see.
+    Opens,
+    /// It belongs to the session its connection has, if any.
+    Continues,
+}
+
+/// Routes messages for one component.
+pub struct Router {
+    /// The methods the component said may open a session (at startup).
+    session_openers: Vec<String>,
+}
+
+impl Router {
+    pub fn new(session_openers: Vec<String>) -> Router {
+        Router { session_openers }
+    }
+
+    pub fn route(&self, text: &str) -> Route {
+        let envelope = Envelope::read(text);
+        let id = envelope.id();
+        if envelope.is_response()
+            && let Some(id) = id
+        {
+            return Route::Answer {
+                id,
+                answer: envelope.answer(),
+            };
+        }
+        let method = envelope.method.clone().unwrap_or_default();
+        let session = match Claims::read(text) {
+            Ok(claims) if claims.is_modern() => SessionUse::None,
+            _ if self.session_openers.contains(&method) => SessionUse::Opens,
+            _ => SessionUse::Continues,
+        };
+        if method == CANCELLED {
+            return Route::Cancel {
+                request: envelope.cancelled_request(),
+                session,
+            };
+        }
+        Route::Call {
+            id,
+            method,
+            session,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn router() -> Router {
+        Router::new(vec!["initialize".into()])
+    }
+
+    #[test]
+    fn answers_cancellations_and_calls_are_told_apart() {
+        let route = router().route(r#"{"jsonrpc":"2.0","id":"q1","result":{"action":"accept"}}"#);
+        assert_eq!(
+            route,
+            Route::Answer {
+                id: Value::from("q1"),
+                answer: Ok(r#"{"action":"accept"}"#.into())
+            }
+        );
+        let route = router().route(
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+        );
+        assert_eq!(
+            route,
+            Route::Cancel {
+                request: Some("7".into()),
+                session: SessionUse::Continues
+            }
+        );
+        let route = router().route(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        assert_eq!(
+            route,
+            Route::Call {
+                id: Some(Value::from(1)),
+                method: "tools/list".into(),
+                session: SessionUse::Continues
+            }
+        );
+    }
+
+    #[test]
+    fn sessions_open_where_the_component_said_and_never_in_2026_07_28() {
+        let opens = |text: &str| match router().route(text) {
+            Route::Call { session, .. } => session,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            opens(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#),
+            SessionUse::Opens
+        );
+        assert_eq!(
+            opens(
+                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
+            ),
+            SessionUse::None
+        );
+        assert_eq!(
+            opens(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#),
+            SessionUse::None
+        );
+        let other = Router::new(Vec::new());
+        assert!(matches!(
+            other.route(r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#),
+            Route::Call {
+                session: SessionUse::Continues,
+                ..
+            }
+        ));
+    }
+}
