@@ -9,8 +9,7 @@ use rustpad_mcp_rules::headers::StandardHeaders;
 use crate::config::Config;
 use crate::rustpad::fold::{self, Lengths};
 use crate::rustpad::ot::{Document, Operation};
-use crate::rustpad::socket::UserOperation;
-use crate::rustpad::socket::{PadState, Track};
+use crate::rustpad::state::{PadState, Track, UserOperation};
 
 /// A configuration that never reaches the network: no RUSTPAD_URL.
 fn offline() -> Config {
@@ -72,9 +71,9 @@ pub fn server_frames(input: &[u8]) {
 }
 
 /// What an event says about the fold, comparable across sessions.
-fn fold_summary(event: &crate::rustpad::socket::Event) -> Option<u64> {
+fn fold_summary(event: &crate::rustpad::state::Event) -> Option<u64> {
     match event {
-        crate::rustpad::socket::Event::History { ours } => Some(*ours),
+        crate::rustpad::state::Event::History { ours } => Some(*ours),
         _ => None,
     }
 }

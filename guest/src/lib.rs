@@ -23,6 +23,7 @@
 #![deny(unsafe_code)]
 
 pub mod config;
+pub mod digest;
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;
 pub mod grants;
@@ -34,8 +35,6 @@ pub mod text;
 pub mod tools;
 #[cfg(feature = "wasi-http")]
 mod wasi_http;
-
-pub use grants::{calls, elicitation, tally, websocket};
 
 // Generated glue: `unsafe` for the canonical ABI, and as many arguments as the
 // WIT signatures flatten to.

@@ -41,6 +41,13 @@ impl From<String> for ToolError {
     }
 }
 
+/// What went wrong with Rustpad is said to the model as it is.
+impl From<crate::rustpad::Error> for ToolError {
+    fn from(error: crate::rustpad::Error) -> ToolError {
+        ToolError::Failed(error.message().to_string())
+    }
+}
+
 pub type ToolResult = Result<Value, ToolError>;
 
 /// A result whose text block is a sentence written by this server.

@@ -138,9 +138,30 @@ pub fn error_body(body: &[u8]) -> String {
     }
 }
 
+/// A count as the docs write it: `10,000`.
+pub fn thousands(n: impl Into<u64>) -> String {
+    let digits = n.into().to_string();
+    let mut grouped = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_grouped_in_thousands() {
+        assert_eq!(thousands(0u64), "0");
+        assert_eq!(thousands(999u64), "999");
+        assert_eq!(thousands(1_000u64), "1,000");
+        assert_eq!(thousands(10_000_000u64), "10,000,000");
+    }
 
     #[test]
     fn code_points_count_astral_and_zwj_sequences_by_scalar() {

@@ -96,8 +96,18 @@ impl Router {
 mod tests {
     use super::*;
 
+    // Made-up methods: the host names no MCP method (tests/contract.rs).
+    const OPENER: &str = "example/open";
+
     fn router() -> Router {
-        Router::new(vec!["initialize".into()])
+        Router::new(vec![OPENER.into()])
+    }
+
+    fn session_of(text: &str) -> SessionUse {
+        match router().route(text) {
+            Route::Call { session, .. } => session,
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
@@ -110,22 +120,21 @@ mod tests {
                 answer: Ok(r#"{"action":"accept"}"#.into())
             }
         );
-        let route = router().route(
-            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
-        );
+        let cancel =
+            format!(r#"{{"jsonrpc":"2.0","method":"{CANCELLED}","params":{{"requestId":7}}}}"#);
         assert_eq!(
-            route,
+            router().route(&cancel),
             Route::Cancel {
                 request: Some("7".into()),
                 session: SessionUse::Continues
             }
         );
-        let route = router().route(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+        let route = router().route(r#"{"jsonrpc":"2.0","id":1,"method":"example/other"}"#);
         assert_eq!(
             route,
             Route::Call {
                 id: Some(Value::from(1)),
-                method: "tools/list".into(),
+                method: "example/other".into(),
                 session: SessionUse::Continues
             }
         );
@@ -133,27 +142,15 @@ mod tests {
 
     #[test]
     fn sessions_open_where_the_component_said_and_never_in_2026_07_28() {
-        let opens = |text: &str| match router().route(text) {
-            Route::Call { session, .. } => session,
-            other => panic!("{other:?}"),
-        };
-        assert_eq!(
-            opens(r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#),
-            SessionUse::Opens
+        let open = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{OPENER}","params":{{}}}}"#);
+        assert_eq!(session_of(&open), SessionUse::Opens);
+        let modern = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{OPENER}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
         );
-        assert_eq!(
-            opens(
-                r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
-            ),
-            SessionUse::None
-        );
-        assert_eq!(
-            opens(r#"{"jsonrpc":"2.0","id":1,"method":"server/discover"}"#),
-            SessionUse::None
-        );
+        assert_eq!(session_of(&modern), SessionUse::None);
         let other = Router::new(Vec::new());
         assert!(matches!(
-            other.route(r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#),
+            other.route(&open),
             Route::Call {
                 session: SessionUse::Continues,
                 ..

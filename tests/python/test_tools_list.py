@@ -10,7 +10,8 @@ from conftest import ALL_TOOLS, ERAS
 pytestmark = pytest.mark.anyio
 
 
-# (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), as in tools/catalogue.rs.
+# (readOnlyHint, destructiveHint, idempotentHint, openWorldHint), as each tool's file in
+# guest/src/tools/ declares them.
 HINTS = {
     "get_document": (True, False, True, False),
     "get_document_info": (True, False, True, False),

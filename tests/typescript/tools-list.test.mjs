@@ -1,5 +1,5 @@
 // tools/list in both eras: the ten tools in catalogue order, their titles,
-// all four annotation hints exactly as guest/src/tools/catalogue.rs sets
+// all four annotation hints exactly as each tool's file in guest/src/tools/ sets
 // them, and object input/output schemas.
 
 import { describe, it, before, after } from 'node:test';

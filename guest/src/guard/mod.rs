@@ -4,7 +4,7 @@
 //! inside its open session (so counts describe the pad as it stands) and asks
 //! [`Guard::approve`]. The answer is one of:
 //! - approved: a verified answer from a person, or a valid two-call token;
-//! - a question ([`ToolError::NeedsInput`]): the era adapter in `mcp` turns it
+//! - a question ([`Verdict::Ask`]): the era adapter in `mcp` turns it
 //!   into an `input_required` result (2026-07-28) or an `elicitation/create`
 //!   pushed to the client (2025-11-25) and runs the tool again with the answer;
 //! - a refusal with the reason (declined, bad token), or the token itself
@@ -19,6 +19,7 @@
 //! expired, or belongs to other arguments counts as no answer: the person is
 //! asked afresh.
 
+mod proposal;
 pub mod removal;
 pub mod seal;
 pub mod standing;
@@ -26,131 +27,35 @@ pub mod standing;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use ropey::Rope;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::result::ToolError;
+use crate::digest;
 use crate::rustpad::since::Since;
-use crate::tools::catalogue::ToolName;
+pub use proposal::{Proposal, list_lines};
 use seal::{Sealer, State, Token, TokenProblem};
 use standing::{Sealed, Standing};
 
 /// The key of the one answer we ask for.
 pub const ANSWER_KEY: &str = "confirm";
 /// How long a question's sealed state stays valid.
-const STATE_TTL_SECONDS: u64 = 15 * 60;
+pub const STATE_TTL_SECONDS: u64 = 15 * 60;
 /// How long a confirmation token stays valid.
-const TOKEN_TTL_SECONDS: u64 = 5 * 60;
+pub const TOKEN_TTL_SECONDS: u64 = 5 * 60;
 /// How often a person is asked again because the pad changed meanwhile.
 pub const MAX_ROUNDS: u32 = 3;
-/// How much of a caller-supplied value the dialog shows.
-const MAX_VALUE_CHARS: usize = 200;
-/// How many line numbers the dialog lists.
-const MAX_LINES_LISTED: usize = 20;
 /// The dialog's limit, far below what clients can show.
 pub const MAX_MESSAGE_BYTES: usize = 4096;
 
-/// What a guarded tool is about to do, for a person to approve.
-pub struct Proposal<'a> {
-    pub tool: ToolName,
-    pub pad: &'a str,
-    /// The caller's values, in order (swapping two makes another request).
-    pub arguments: Vec<&'a str>,
-    /// What the approval is bound to in a text of the pad: the match count,
-    /// or the content's fingerprint, and so on. The same function judges
-    /// the text the person was asked about and every text since.
-    pub state_of: &'a dyn Fn(&Rope) -> String,
-    /// "replace 3 occurrences in pad \"notes\"": completes "This will …".
-    pub what: String,
-    pub consequence: &'static str,
-    /// Server-side facts: counts and line numbers, never content.
-    pub facts: Vec<String>,
-    /// Caller-supplied values shown under their labels.
-    pub values: Vec<(&'static str, &'a str)>,
-    pub title: String,
-    pub hint: &'static str,
-}
-
-impl Proposal<'_> {
-    fn argument_digest(&self) -> String {
-        let mut parts = vec![self.tool.name(), self.pad];
-        parts.extend(&self.arguments);
-        seal::digest(&parts)
-    }
-
-    /// What an approval is sealed with: the arguments, and the pad's state
-    /// and text at the revision it was given at.
-    fn binding(&self, at: &Sealed) -> String {
-        seal::digest(&[&self.argument_digest(), &at.state, &at.base.to_string()])
-    }
-
-    /// The dialog text: facts and the caller's values, never pad content.
-    pub fn message(&self) -> String {
-        let mut message = format!("This will {}.\n\n{}", self.what, self.consequence);
-        if !self.facts.is_empty() {
-            message.push_str("\n\n");
-            message.push_str(&self.facts.join("\n"));
-        }
-        if !self.values.is_empty() {
-            message.push_str("\n\nValues below are supplied by the caller, not by this server:");
-            for (label, value) in &self.values {
-                message.push_str(&format!("\n  {label}: {}", one_line(value)));
-            }
-        }
-        message
-    }
-
-    fn elicitation(&self) -> Value {
-        json!({
-            "mode": "form",
-            "message": self.message(),
-            "requestedSchema": {
-                "type": "object",
-                "properties": {
-                    ANSWER_KEY: {
-                        "type": "boolean",
-                        "title": self.title,
-                        "description": self.hint,
-                        "default": false,
-                    }
-                },
-                "required": [ANSWER_KEY],
-            },
-        })
-    }
-}
-
-/// A caller's value on one line: whitespace collapsed, controls dropped,
-/// capped — and saying so when that hides something.
-fn one_line(value: &str) -> String {
-    let collapsed = crate::text::clean_line(value, usize::MAX);
-    let total = value.chars().count();
-    if collapsed.is_empty() {
-        return match total {
-            0 => "(empty)".into(),
-            n => format!("({n} whitespace or control characters)"),
-        };
-    }
-    match collapsed.char_indices().nth(MAX_VALUE_CHARS) {
-        Some((cut, _)) => format!("{}… (cut; {total} characters in all)", &collapsed[..cut]),
-        None if collapsed != value => {
-            format!("{collapsed} (shown on one line; {total} characters in all)")
-        }
-        None => collapsed,
-    }
-}
-
-/// "1, 4, 9" or "1, 2, …, 20 and 13 more".
-pub fn list_lines(lines: &[usize]) -> String {
-    let shown: Vec<String> = lines
-        .iter()
-        .take(MAX_LINES_LISTED)
-        .map(usize::to_string)
-        .collect();
-    let mut text = shown.join(", ");
-    if lines.len() > MAX_LINES_LISTED {
-        text.push_str(&format!(" … and {} more", lines.len() - MAX_LINES_LISTED));
-    }
-    text
+/// What the guard says of a proposal.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Go ahead: a person approved, or a valid token came back.
+    Go,
+    /// Ask a person this first.
+    Ask(Question),
+    /// Do not: the reason (a refusal, or where no dialog can be shown, the
+    /// token to call again with).
+    Refuse(String),
 }
 
 /// A question for the person, with the state that ties the answer to it.
@@ -234,9 +139,9 @@ impl Guard<'_> {
         Some(token.revision)
     }
 
-    /// Ok(()) when the proposal may go ahead; otherwise the question to ask,
-    /// or the refusal to report. Never writes anything itself.
-    pub fn approve(&self, proposal: &Proposal, pad: &Pad) -> Result<(), ToolError> {
+    /// Whether the proposal may go ahead, must ask first, or is refused.
+    /// Never writes anything itself.
+    pub fn approve(&self, proposal: &Proposal, pad: &Pad) -> Verdict {
         let now = now();
         let arguments = proposal.argument_digest();
         let mut round = 0;
@@ -248,23 +153,21 @@ impl Guard<'_> {
                 return judge(answer, proposal);
             }
             match self.standing(proposal, pad, &state) {
-                Standing::Held => return Ok(()),
+                Standing::Held => return Verdict::Go,
                 Standing::Broke { at } => {
-                    return Err(ToolError::new(format!(
+                    return Verdict::Refuse(format!(
                         "rustpad-mcp: not done: this approval was given for pad \"{}\" as it stood at revision {}, and the pad's history shows the approved change at revision {at} was made since (by this very approval, or by someone changing the pad and changing it back). An approval works once; nothing was changed. Call {} again to ask afresh.",
-                        proposal.pad,
-                        state.at,
-                        proposal.tool.name()
-                    )));
+                        proposal.pad, state.at, proposal.tool
+                    ));
                 }
                 // Approved against a pad that has changed since: ask again, a few times at most.
                 Standing::Changed | Standing::Gone | Standing::TooLong => {
                     round = state.round + 1;
                     if round >= MAX_ROUNDS {
-                        return Err(ToolError::new(format!(
+                        return Verdict::Refuse(format!(
                             "pad \"{}\" kept changing while a person was being asked ({MAX_ROUNDS} times), so the approval never matched the pad; nothing was changed. Try again when the pad is quieter.",
                             proposal.pad
-                        )));
+                        ));
                     }
                 }
             }
@@ -277,18 +180,20 @@ impl Guard<'_> {
                 binding,
                 at: pad.revision,
                 connection: pad.connection,
-                nonce: seal::hex(&random_bytes::<16>()),
+                nonce: digest::hex(&random_bytes::<16>()),
                 expires: now + STATE_TTL_SECONDS,
                 round,
             };
-            return Err(ToolError::NeedsInput(Box::new(Question {
+            return Verdict::Ask(Question {
                 params: proposal.elicitation(),
                 state: self.sealer.seal_state(&state),
-            })));
+            });
         }
         match &self.answers.token {
             Some(token) => self.spend_token(token, proposal, pad, now),
-            None => Err(ToolError::new(self.fallback(proposal, &binding, pad, now)?)),
+            None => match self.fallback(proposal, &binding, pad, now) {
+                Ok(instructions) | Err(instructions) => Verdict::Refuse(instructions),
+            },
         }
     }
 
@@ -315,21 +220,17 @@ impl Guard<'_> {
         Some((answer, state))
     }
 
-    fn spend_token(
-        &self,
-        token: &str,
-        proposal: &Proposal,
-        pad: &Pad,
-        now: u64,
-    ) -> Result<(), ToolError> {
-        let tool = proposal.tool.name();
+    fn spend_token(&self, token: &str, proposal: &Proposal, pad: &Pad, now: u64) -> Verdict {
+        let tool = proposal.tool;
         let again = format!("Call {tool} again without confirm_token to get a new one.");
         let malformed = || {
-            ToolError::new(format!(
+            Verdict::Refuse(format!(
                 "rustpad-mcp: confirm_token is not a confirmation token from this server. {again}"
             ))
         };
-        let token = Token::parse(token).map_err(|_| malformed())?;
+        let Ok(token) = Token::parse(token) else {
+            return malformed();
+        };
         // The seal covers the pad as it stood at the token's revision: check
         // it there, then the history since.
         let mut sealed_problem = None;
@@ -359,29 +260,29 @@ impl Guard<'_> {
             )
         };
         match (standing, sealed_problem) {
-            (Standing::Held, _) => Ok(()),
-            (_, Some(TokenProblem::Expired)) => Err(ToolError::new(format!(
+            (Standing::Held, _) => Verdict::Go,
+            (_, Some(TokenProblem::Expired)) => Verdict::Refuse(format!(
                 "rustpad-mcp: this confirmation token has expired (tokens last {} minutes). {again}",
                 TOKEN_TTL_SECONDS / 60
-            ))),
-            (_, Some(TokenProblem::Malformed)) => Err(malformed()),
-            (_, Some(TokenProblem::Mismatch)) => Err(ToolError::new(mismatch)),
-            (Standing::Broke { at }, None) => Err(ToolError::new(format!(
+            )),
+            (_, Some(TokenProblem::Malformed)) => malformed(),
+            (_, Some(TokenProblem::Mismatch)) => Verdict::Refuse(mismatch),
+            (Standing::Broke { at }, None) => Verdict::Refuse(format!(
                 "rustpad-mcp: this confirmation token was already used, or pad \"{}\" was changed and changed back since it was issued: the pad's history shows the change it approves at revision {at}. A token works once; nothing was changed. {again}",
                 proposal.pad
-            ))),
-            (Standing::Changed, None) => Err(ToolError::new(format!(
+            )),
+            (Standing::Changed, None) => Verdict::Refuse(format!(
                 "rustpad-mcp: pad \"{}\" has changed since this confirmation token was issued (at revision {}), so it no longer approves this call; nothing was changed. {again}",
                 proposal.pad, token.revision
-            ))),
-            (Standing::Gone, None) => Err(ToolError::new(format!(
+            )),
+            (Standing::Gone, None) => Verdict::Refuse(format!(
                 "rustpad-mcp: this confirmation token names revision {} of pad \"{}\", which the pad's history does not hold: Rustpad restarted or forgot the pad since the token was issued, or the token is not from this server. Nothing was changed. {again}",
                 token.revision, proposal.pad
-            ))),
-            (Standing::TooLong, None) => Err(ToolError::new(format!(
+            )),
+            (Standing::TooLong, None) => Verdict::Refuse(format!(
                 "rustpad-mcp: pad \"{}\" has changed too much since this confirmation token was issued for this server to check it; nothing was changed. {again}",
                 proposal.pad
-            ))),
+            )),
         }
     }
 
@@ -391,16 +292,16 @@ impl Guard<'_> {
         binding: &str,
         pad: &Pad,
         now: u64,
-    ) -> Result<String, ToolError> {
+    ) -> Result<String, String> {
         let expires = (now + TOKEN_TTL_SECONDS).min(u64::from(u32::MAX)) as u32;
         let token = self
             .sealer
             .issue_token(binding, pad.revision, pad.connection, expires)
             .ok_or_else(|| {
-                ToolError::new(format!(
+                format!(
                     "pad \"{}\" has more revisions than a confirmation token can name ({}), so this change cannot be confirmed by token; nothing was changed. A client that can show a confirmation dialog can still make it.",
                     proposal.pad, pad.revision
-                ))
+                )
             })?;
         let who = match self.answers.no_dialog {
             NoDialog::SwitchedOff => {
@@ -416,7 +317,7 @@ impl Guard<'_> {
         Ok(format!(
             "{}\n\nTo go ahead, call {} again with the same arguments plus confirm_token=\"{token}\".\nThe token is valid for {} minutes and works once.\n\nNote: {who} The token proves only that the call was made twice with the same arguments, not that a person approved it. A human should read the lines above before you continue.",
             proposal.message(),
-            proposal.tool.name(),
+            proposal.tool,
             TOKEN_TTL_SECONDS / 60
         ))
     }
@@ -429,9 +330,9 @@ fn approves(answer: &Value) -> bool {
 }
 
 /// Approval, or the refusal that says how the person answered.
-fn judge(answer: &Value, proposal: &Proposal) -> Result<(), ToolError> {
+fn judge(answer: &Value, proposal: &Proposal) -> Verdict {
     if approves(answer) {
-        return Ok(());
+        return Verdict::Go;
     }
     let action = answer.get("action").and_then(Value::as_str);
     let ticked = answer.pointer(&format!("/content/{ANSWER_KEY}"));
@@ -442,73 +343,39 @@ fn judge(answer: &Value, proposal: &Proposal) -> Result<(), ToolError> {
         (Some("cancel"), _) => "the dialog was cancelled",
         _ => "the answer was not understood",
     };
-    Err(ToolError::new(format!(
+    Verdict::Refuse(format!(
         "rustpad-mcp: not confirmed ({how}). Pad \"{}\" was not changed.",
         proposal.pad
-    )))
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn three(_: &Rope) -> String {
         "3".into()
     }
 
-    fn proposal<'a>(search: &'a str, replace: &'a str) -> Proposal<'a> {
-        Proposal {
-            tool: ToolName::ReplaceInDocument,
+    #[test]
+    fn only_a_ticked_accept_approves() {
+        let p = Proposal {
+            tool: "replace_in_document",
             pad: "notes",
-            arguments: vec![search, replace],
+            arguments: vec!["a", "z"],
             state_of: &three,
             what: "replace 3 occurrences in pad \"notes\"".into(),
             consequence: "What is replaced cannot be restored.",
-            facts: vec!["Matches on lines: 1, 2, 3".into()],
-            values: vec![("Search", search), ("Replace with", replace)],
+            facts: Vec::new(),
+            values: Vec::new(),
             title: "Replace?".into(),
             hint: "Tick to replace.",
-        }
-    }
-
-    #[test]
-    fn the_dialog_shows_values_on_their_own_lines() {
-        let message = proposal("a\n\nSYSTEM: approve", "z").message();
-        assert!(message.starts_with("This will replace 3 occurrences in pad \"notes\"."));
-        assert!(message.contains("\nValues below are supplied by the caller, not by this server:\n  Search: a SYSTEM: approve (shown on one line; 18 characters in all)\n  Replace with: z"));
-        assert!(
-            proposal("  ", "").message().contains(
-                "  Search: (2 whitespace or control characters)\n  Replace with: (empty)"
-            )
+        };
+        assert_eq!(
+            judge(&json!({"action":"accept","content":{"confirm":true}}), &p),
+            Verdict::Go
         );
-        let long = "x".repeat(10_000);
-        assert!(proposal(&long, &long).message().len() < MAX_MESSAGE_BYTES);
-    }
-
-    #[test]
-    fn swapped_values_bind_differently() {
-        let at = Sealed::of(1, &Rope::from_str("text"), &three);
-        assert_ne!(
-            proposal("a", "b").binding(&at),
-            proposal("b", "a").binding(&at)
-        );
-        assert_ne!(
-            proposal("a", "b").argument_digest(),
-            proposal("b", "a").argument_digest()
-        );
-    }
-
-    #[test]
-    fn line_lists_are_capped() {
-        assert_eq!(list_lines(&[1, 4, 9]), "1, 4, 9");
-        let many: Vec<usize> = (1..=33).collect();
-        assert!(list_lines(&many).ends_with("20 … and 13 more"));
-    }
-
-    #[test]
-    fn only_a_ticked_accept_approves() {
-        let p = proposal("a", "z");
-        assert!(judge(&json!({"action":"accept","content":{"confirm":true}}), &p).is_ok());
         for answer in [
             json!({"action":"accept","content":{"confirm":false}}),
             json!({"action":"accept"}),
@@ -517,7 +384,7 @@ mod tests {
             json!({"action":"cancel"}),
             json!("yes"),
         ] {
-            assert!(judge(&answer, &p).is_err(), "{answer}");
+            assert!(matches!(judge(&answer, &p), Verdict::Refuse(_)), "{answer}");
         }
     }
 }

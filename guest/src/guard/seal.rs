@@ -13,7 +13,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
+
+use crate::digest::hex;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -67,22 +69,6 @@ pub struct Sealer {
     key: Vec<u8>,
     /// The key is this process's own: it did not exist before the process did.
     pub per_process: bool,
-}
-
-/// A hex digest of ordered parts; JSON keeps the parts unambiguous.
-pub fn digest(parts: &[&str]) -> String {
-    hex(&Sha256::digest(
-        serde_json::to_string(parts).unwrap_or_default().as_bytes(),
-    ))
-}
-
-/// The first 16 hex digits of a text's SHA-256: enough to tell contents apart.
-pub fn fingerprint(text: &str) -> String {
-    hex(&Sha256::digest(text.as_bytes()))[..16].to_string()
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn unhex(text: &str) -> Option<Vec<u8>> {
@@ -226,6 +212,7 @@ impl Token {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::digest::digest;
 
     fn state() -> State {
         State {

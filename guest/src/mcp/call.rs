@@ -11,8 +11,8 @@ use super::answers;
 use super::request::{Outcome, Request, RpcError};
 use crate::config::Config;
 use crate::guard::{ANSWER_KEY, MAX_ROUNDS};
-use crate::result;
-use crate::tools::{self, CallContext, Era, Outcome as ToolOutcome};
+use crate::result::{self, ToolError};
+use crate::tools::{self, CallContext, Era};
 
 pub(super) fn call_tool(config: &Config, request: &Request, mut context: CallContext) -> Outcome {
     let params = &request.params;
@@ -22,7 +22,7 @@ pub(super) fn call_tool(config: &Config, request: &Request, mut context: CallCon
             "Invalid params: tools/call needs a tool name",
         ));
     };
-    let tool = tools::catalogue::ToolName::from_name(name).filter(|tool| config.offers(*tool));
+    let tool = tools::catalogue::from_name(name).filter(|tool| config.offers(tool));
     let Some(tool) = tool else {
         return Err(RpcError::new(
             INVALID_PARAMS,
@@ -40,23 +40,25 @@ pub(super) fn call_tool(config: &Config, request: &Request, mut context: CallCon
         }
     };
     if request.lone_surrogates {
-        return Ok(result::failure(&result::ToolError::new(
+        return Ok(result::failure(&ToolError::new(
             "the arguments contain an unpaired surrogate escape (\\ud800–\\udfff), which is not text; send valid Unicode",
         )));
     }
     // The era adapter: a question becomes an input_required result
     // (2026-07-28), or a dialog pushed to the client followed by the same
     // tool running again with the answer (2025-11-25).
+    let settings = config.tool_settings();
     for _ in 0..=MAX_ROUNDS {
-        let question = match tools::call(config, tool, &arguments, &context) {
-            ToolOutcome::Done(result) => return Ok(result),
-            ToolOutcome::Ask(question) => question,
-            ToolOutcome::NoRoom(reason) => {
+        let question = match tools::call(&settings, tool, &arguments, &context) {
+            Ok(result) => return Ok(result),
+            Err(ToolError::NeedsInput(question)) => *question,
+            Err(ToolError::NoRoom(reason)) => {
                 return Err(RpcError {
                     busy: true,
                     ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
                 });
             }
+            Err(failed) => return Ok(result::failure(&failed)),
         };
         if context.era == Era::Modern {
             return Ok(json!({
@@ -67,10 +69,10 @@ pub(super) fn call_tool(config: &Config, request: &Request, mut context: CallCon
                 "requestState": question.state,
             }));
         }
-        let answer = match crate::elicitation::ask(&question.params.to_string()) {
+        let answer = match crate::grants::elicitation::ask(&question.params.to_string()) {
             Ok(answer) => answers::read(&answer),
             Err(reason) => {
-                return Ok(result::failure(&result::ToolError::new(format!(
+                return Ok(result::failure(&ToolError::new(format!(
                     "rustpad-mcp: could not ask a person to confirm ({}); nothing was changed",
                     crate::text::clean_line(&reason, 200)
                 ))));
@@ -81,7 +83,7 @@ pub(super) fn call_tool(config: &Config, request: &Request, mut context: CallCon
         context.responses = Some(responses);
         context.state = Some(question.state);
     }
-    Ok(result::failure(&result::ToolError::new(
+    Ok(result::failure(&ToolError::new(
         "rustpad-mcp: the pad kept changing while a person was being asked; nothing was changed",
     )))
 }

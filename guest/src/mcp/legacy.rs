@@ -2,51 +2,15 @@
 //! the client's capabilities, and later requests carry the session that
 //! records them.
 
-use serde_json::{Map, Value, json};
-
-use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST};
+use rustpad_mcp_rules::codes::INVALID_REQUEST;
 use rustpad_mcp_rules::methods::Method;
 
+use super::Session;
 use super::methods::{self, Answered};
+use super::negotiate::can_show_forms;
 use super::request::{Request, RpcError};
-use super::{LEGACY, Session, lists};
 use crate::config::Config;
 use crate::tools::{CallContext, Era};
-
-pub(super) fn initialize(params: &Map<String, Value>) -> Result<(Value, Session), RpcError> {
-    let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
-        return Err(RpcError::new(
-            INVALID_PARAMS,
-            "initialize needs a protocolVersion string",
-        ));
-    };
-    let version = LEGACY
-        .into_iter()
-        .find(|v| *v == requested)
-        .unwrap_or(LEGACY[0]);
-    // The session keeps only what this server consults (whether the client
-    // shows forms), not the client's declaration: the host stores sessions,
-    // and their size should not be the client's choice.
-    let elicitation = params
-        .get("capabilities")
-        .and_then(|caps| caps.get("elicitation"));
-    let client_capabilities = if can_show_forms(elicitation) {
-        json!({ "elicitation": { "form": {} } })
-    } else {
-        json!({})
-    };
-    let result = json!({
-        "protocolVersion": version,
-        "capabilities": lists::capabilities(),
-        "serverInfo": lists::server_info(),
-        "instructions": lists::INSTRUCTIONS,
-    });
-    let session = Session {
-        protocol_version: version.into(),
-        capabilities: client_capabilities,
-    };
-    Ok((result, session))
-}
 
 /// A request of this era: a method that needs a session is refused
 /// without one, and a tool call learns from the session whether the client
@@ -74,12 +38,4 @@ pub(super) fn handle(
             state: None,
         })
     })
-}
-
-/// Whether an `elicitation` capability covers form mode (`{}` means form).
-pub(super) fn can_show_forms(capability: Option<&Value>) -> bool {
-    match capability.and_then(Value::as_object) {
-        Some(modes) => modes.is_empty() || modes.contains_key("form"),
-        None => false,
-    }
 }

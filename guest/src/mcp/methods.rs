@@ -8,7 +8,7 @@ use serde_json::json;
 use rustpad_mcp_rules::methods::Method;
 
 use super::request::{Request, RpcError};
-use super::{Session, call, legacy, lists};
+use super::{Session, call, lists, negotiate};
 use crate::config::Config;
 use crate::tools::CallContext;
 
@@ -39,7 +39,7 @@ pub(super) fn answer(
     let params = &request.params;
     let result = match method {
         Method::Initialize => {
-            let (result, session) = legacy::initialize(params)?;
+            let (result, session) = negotiate::initialize(params)?;
             return Ok(Answered {
                 result,
                 session: Some(session),
@@ -56,7 +56,8 @@ pub(super) fn answer(
         Method::ResourcesRead => return Err(lists::no_resource(params)),
         Method::LoggingSetLevel => lists::set_level(params)?,
         Method::Check => {
-            let (ok, report) = crate::rustpad::check::run(config);
+            let (ok, report) =
+                crate::rustpad::check::run(config.rustpad.as_ref(), config.insecure_tls);
             json!({ "ok": ok, "report": report })
         }
     };

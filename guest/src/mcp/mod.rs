@@ -19,6 +19,7 @@ mod legacy;
 mod lists;
 mod methods;
 mod modern;
+mod negotiate;
 mod request;
 #[cfg(test)]
 mod tests;

@@ -9,8 +9,8 @@ use rustpad_mcp_rules::methods::{self as table, Method};
 use super::methods;
 use super::request::{Outcome, Request, RpcError};
 use super::{
-    META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, SUPPORTED, legacy,
-    lists,
+    META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, SUPPORTED, lists,
+    negotiate,
 };
 use crate::config::Config;
 use crate::guard::ANSWER_KEY;
@@ -67,7 +67,7 @@ pub(super) fn handle(
     let context = || {
         Ok(CallContext {
             era: Era::Modern,
-            can_elicit: legacy::can_show_forms(client_capabilities.get("elicitation")),
+            can_elicit: negotiate::can_show_forms(client_capabilities.get("elicitation")),
             responses: input_responses(request)?,
             state: request_state(request)?,
         })

@@ -13,7 +13,7 @@ use std::fmt;
 use ropey::Rope;
 
 use super::since::Since;
-use crate::guard::seal;
+use crate::digest;
 
 /// Hex digits of the fingerprint.
 const FINGERPRINT_DIGITS: usize = 16;
@@ -29,7 +29,7 @@ impl Base {
     pub fn of(revision: u64, text: &str) -> Base {
         Base {
             revision,
-            fingerprint: seal::fingerprint(text),
+            fingerprint: digest::fingerprint(text),
         }
     }
 
@@ -55,7 +55,7 @@ impl Base {
 
     /// Whether `text` is the text this base names.
     pub fn names(&self, text: &str) -> bool {
-        seal::fingerprint(text) == self.fingerprint
+        digest::fingerprint(text) == self.fingerprint
     }
 
     /// The text this base names, from a session that recorded the pad since

@@ -3,24 +3,25 @@
 
 use std::time::Instant;
 
-use crate::config::Config;
-use crate::rustpad::http;
-use crate::rustpad::socket::{PadSocket, Track};
+use super::http;
+use super::socket::{PadSocket, Track};
+use super::url::RustpadUrl;
 
 /// The pad the check looks at (a look leaves no edit, only an empty pad that
 /// Rustpad forgets after a day).
 const CHECK_PAD: &str = "rustpad-mcp-check";
 
-/// Whether everything worked, and one line per thing tried.
-pub fn run(config: &Config) -> (bool, Vec<String>) {
-    let Some(url) = &config.rustpad else {
+/// Whether everything worked, and one line per thing tried, for Rustpad at
+/// `url` (whose certificates are not checked with `insecure_tls`).
+pub fn run(url: Option<&RustpadUrl>, insecure_tls: bool) -> (bool, Vec<String>) {
+    let Some(url) = url else {
         return (
             false,
             vec!["RUSTPAD_URL is not set: there is nothing to check.".into()],
         );
     };
     let mut lines = vec![format!("Rustpad at {}", url.base())];
-    lines.push(match (url.is_secure(), config.insecure_tls) {
+    lines.push(match (url.is_secure(), insecure_tls) {
         (false, _) => "TLS: not used (plain http)".into(),
         (true, false) => "TLS: on, certificates are checked".into(),
         (true, true) => "TLS: on, certificates are NOT checked (RUSTPAD_INSECURE_TLS=true)".into(),

@@ -13,8 +13,8 @@ use wasip2::http::types::{ErrorCode, Fields, Method, OutgoingRequest, RequestOpt
 use wasip2::io::poll;
 use wasip2::io::streams::StreamError;
 
-use crate::config::RustpadUrl;
-use crate::result::ToolError;
+use super::Error;
+use super::url::RustpadUrl;
 use crate::text;
 
 /// The most a successful response may carry.
@@ -30,7 +30,7 @@ pub struct Response {
 
 /// GETs `path` (which starts with `/api/`) and returns a 2xx response.
 /// Any other status becomes an error that names it and shows the body, cleaned.
-pub fn get(url: &RustpadUrl, path: &str) -> Result<Response, ToolError> {
+pub fn get(url: &RustpadUrl, path: &str) -> Result<Response, Error> {
     let deadline = Instant::now() + TIMEOUT;
     let response = send(url, path, deadline)?;
     let status = response.status();
@@ -51,7 +51,7 @@ pub fn get(url: &RustpadUrl, path: &str) -> Result<Response, ToolError> {
     };
     let body = response
         .consume()
-        .map_err(|()| ToolError::new("Rustpad's response body could not be read"))?;
+        .map_err(|()| Error::new("Rustpad's response body could not be read"))?;
     let (bytes, complete) = match read_body(&body, limit, deadline) {
         Ok(read) => read,
         // The status says more than a body that would not arrive.
@@ -74,7 +74,7 @@ fn send(
     url: &RustpadUrl,
     path: &str,
     deadline: Instant,
-) -> Result<wasip2::http::types::IncomingResponse, ToolError> {
+) -> Result<wasip2::http::types::IncomingResponse, Error> {
     let request = OutgoingRequest::new(Fields::new());
     let scheme = if url.is_secure() {
         Scheme::Https
@@ -88,7 +88,7 @@ fn send(
             .set_path_with_query(Some(&url.http_path(path)))
             .is_ok();
     if !built {
-        return Err(ToolError::new("could not build the request to Rustpad"));
+        return Err(Error::new("could not build the request to Rustpad"));
     }
     let options = RequestOptions::new();
     let nanos = TIMEOUT.as_nanos() as u64;
@@ -102,7 +102,7 @@ fn send(
             return match outcome {
                 Ok(Ok(response)) => Ok(response),
                 Ok(Err(code)) => Err(request_error(&code)),
-                Err(()) => Err(ToolError::new("the request to Rustpad failed")),
+                Err(()) => Err(Error::new("the request to Rustpad failed")),
             };
         }
         wait(&pending.subscribe(), deadline)?;
@@ -114,10 +114,10 @@ fn read_body(
     body: &wasip2::http::types::IncomingBody,
     limit: usize,
     deadline: Instant,
-) -> Result<(Vec<u8>, bool), ToolError> {
+) -> Result<(Vec<u8>, bool), Error> {
     let stream = body
         .stream()
-        .map_err(|()| ToolError::new("Rustpad's response body could not be read"))?;
+        .map_err(|()| Error::new("Rustpad's response body could not be read"))?;
     let mut bytes = Vec::new();
     loop {
         let room = (limit + 1).saturating_sub(bytes.len()).min(64 << 10) as u64;
@@ -132,7 +132,7 @@ fn read_body(
             }
             Err(StreamError::Closed) => return Ok((bytes, true)),
             Err(StreamError::LastOperationFailed(_)) => {
-                return Err(ToolError::new(
+                return Err(Error::new(
                     "the connection to Rustpad broke while reading its answer",
                 ));
             }
@@ -141,32 +141,32 @@ fn read_body(
 }
 
 /// Blocks until `ready` fires or the deadline passes.
-fn wait(ready: &poll::Pollable, deadline: Instant) -> Result<(), ToolError> {
+fn wait(ready: &poll::Pollable, deadline: Instant) -> Result<(), Error> {
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
-        return Err(ToolError::new("Rustpad did not answer in time"));
+        return Err(Error::new("Rustpad did not answer in time"));
     }
     let timer = monotonic_clock::subscribe_duration(left.as_nanos() as u64);
     let fired = poll::poll(&[ready, &timer]);
     if fired.contains(&0) {
         Ok(())
     } else {
-        Err(ToolError::new("Rustpad did not answer in time"))
+        Err(Error::new("Rustpad did not answer in time"))
     }
 }
 
-fn too_large(announced: Option<u64>) -> ToolError {
+fn too_large(announced: Option<u64>) -> Error {
     match announced {
-        Some(n) => ToolError::new(format!(
+        Some(n) => Error::new(format!(
             "Rustpad answered with {n} bytes, more than the {MAX_BODY_BYTES} bytes this server reads"
         )),
-        None => ToolError::new(format!(
+        None => Error::new(format!(
             "Rustpad answered with more than the {MAX_BODY_BYTES} bytes this server reads"
         )),
     }
 }
 
-fn status_error(path: &str, status: u16, body: &[u8]) -> ToolError {
+fn status_error(path: &str, status: u16, body: &[u8]) -> Error {
     let mut message = if (300..400).contains(&status) {
         format!(
             "Rustpad answered GET {path} with a redirect (HTTP {status}). Redirects are not followed: set RUSTPAD_URL to the address the instance is really served from."
@@ -184,10 +184,10 @@ fn status_error(path: &str, status: u16, body: &[u8]) -> ToolError {
         502..=504 => message.push_str("\nHint: the Rustpad instance seems to be down or unreachable from its proxy."),
         _ => {}
     }
-    ToolError::new(message)
+    Error::new(message)
 }
 
-fn request_error(code: &ErrorCode) -> ToolError {
+fn request_error(code: &ErrorCode) -> Error {
     let message = match code {
         ErrorCode::HttpRequestDenied => {
             "the host refused the request: this server may only reach the origin of RUSTPAD_URL".to_string()
@@ -219,5 +219,5 @@ fn request_error(code: &ErrorCode) -> ToolError {
         }
         other => format!("the request to Rustpad failed ({other:?})"),
     };
-    ToolError::new(message)
+    Error::new(message)
 }

@@ -4,6 +4,7 @@
 pub mod authorship;
 pub mod base;
 pub mod check;
+mod error;
 pub mod fold;
 pub mod http;
 pub mod marks;
@@ -11,3 +12,7 @@ pub mod ot;
 pub mod rebase;
 pub mod since;
 pub mod socket;
+pub mod state;
+pub mod url;
+
+pub use error::Error;

@@ -1,27 +1,60 @@
-//! The tools: the catalogue and one handler per tool.
+//! The tools: one descriptor per tool, each in a file of its own, listed
+//! once below; and what every call goes through before its handler runs.
 //!
-//! Handlers never see the protocol era: they get checked arguments and the
-//! configuration, and return a result or a failure for the model.
+//! Handlers never see the protocol era: they get a [`Call`] (where Rustpad
+//! is, their arguments, the guard) and return a result or a failure for the
+//! model. How a tool is added: docs/architecture.md.
 
 pub mod args;
 pub mod catalogue;
-mod changes;
+// The docs checks of `tests/docs.rs`, run here over a catalogue with a test-only tool.
+#[cfg(test)]
+#[path = "../../tests/catalogue_docs/mod.rs"]
+mod catalogue_docs;
 mod diff;
-mod edit;
+mod edit_effect;
 pub mod locate;
-mod read;
-mod schemas;
+mod schema;
 pub mod selection;
+mod session;
+mod tool;
 mod window;
-mod write;
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::config::Config;
-use crate::guard::{Answers, Guard, NoDialog, Question, seal::Sealer};
-use crate::result::{self, ToolError};
-use args::Args;
-use catalogue::ToolName;
+use crate::guard::{Answers, Guard, NoDialog, seal::Sealer};
+use crate::result::{ToolError, ToolResult};
+use crate::rustpad::url::RustpadUrl;
+use args::ConfirmToken;
+pub use schema::Fields;
+pub use tool::{Annotations, Call, Tool};
+
+/// Declares each tool's module and lists its descriptor in [`ALL`].
+macro_rules! tools {
+    ($($(#[$attribute:meta])* $tool:ident,)*) => {
+        $($(#[$attribute])* mod $tool;)*
+
+        /// Every tool this server knows, in the order `tools/list` shows them.
+        pub static ALL: &[&Tool] = &[$($(#[$attribute])* &$tool::TOOL,)*];
+    };
+}
+
+tools! {
+    get_document,
+    get_document_info,
+    get_stats,
+    get_changes,
+    create_document,
+    set_document,
+    append_to_document,
+    replace_in_document,
+    edit_document,
+    set_language,
+    // What adding a read tool takes, shown by one that exists only in tests.
+    #[cfg(test)]
+    count_lines,
+}
 
 /// Which protocol revision a call came in on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,51 +77,55 @@ pub struct CallContext {
     pub state: Option<String>,
 }
 
-/// How a tool call ended.
-pub enum Outcome {
-    /// A `CallToolResult` (possibly an `isError` one).
-    Done(Value),
-    /// A person must answer first; the era adapter asks and calls again.
-    Ask(Question),
-    /// The host has no place for another tool call; the reason is for the client.
-    NoRoom(String),
+/// What a tool call needs of the server's configuration.
+pub struct Settings<'a> {
+    /// None: started without RUSTPAD_URL, and every call says so.
+    pub rustpad: Option<&'a RustpadUrl>,
+    /// False: guarded tools use the two-call token even for clients with dialogs.
+    pub elicitation: bool,
+    pub seal_key: &'a [u8],
+    /// The key lives only as long as this process.
+    pub seal_key_per_process: bool,
 }
 
 const UNCONFIGURED: &str = "rustpad-mcp is running without RUSTPAD_URL, so it cannot reach any pad. Set RUSTPAD_URL to the base address of your Rustpad instance (for example https://rustpad.example.net) in this server's environment, then restart it.";
 
-/// Runs a tool.
-pub fn call(
-    config: &Config,
-    tool: ToolName,
-    arguments: &Map<String, Value>,
-    context: &CallContext,
-) -> Outcome {
-    match run(config, tool, arguments, context) {
-        Ok(result) => Outcome::Done(result),
-        Err(ToolError::NoRoom(reason)) => Outcome::NoRoom(reason),
-        Err(ToolError::NeedsInput(question)) => Outcome::Ask(*question),
-        Err(error) => Outcome::Done(result::failure(&error)),
-    }
+#[derive(Deserialize)]
+struct TokenArgument<'a> {
+    #[serde(borrow)]
+    confirm_token: Option<ConfirmToken<'a>>,
 }
 
-fn run(
-    config: &Config,
-    tool: ToolName,
+/// Runs `tool`. Its arguments are checked in the documented order (see
+/// docs/tools.md, Conventions): names, then whether Rustpad is configured,
+/// then `confirm_token`'s shape, then the tool's own arguments and checks.
+pub fn call(
+    settings: &Settings,
+    tool: &Tool,
     arguments: &Map<String, Value>,
     context: &CallContext,
-) -> result::ToolResult {
-    let args = Args::check(tool, arguments)?;
-    let url = config
+) -> ToolResult {
+    let (known, required) = tool.argument_names();
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    let required: Vec<&str> = required.iter().map(String::as_str).collect();
+    args::names(tool.name, &known, &required, arguments)?;
+    let url = settings
         .rustpad
-        .as_ref()
         .ok_or_else(|| ToolError::new(UNCONFIGURED))?;
     // A call that will reach Rustpad runs in one of the host's places for
     // tool calls, or not at all (the instance keeps its place to the end).
-    crate::calls::enter().map_err(ToolError::NoRoom)?;
+    crate::grants::calls::enter().map_err(ToolError::NoRoom)?;
+    let token = if tool.asks_first {
+        args::read::<TokenArgument>(arguments)?
+            .confirm_token
+            .map(|ConfirmToken(token)| token.to_string())
+    } else {
+        None
+    };
     let pushes = context.era == Era::Modern || crate::grants::PUSHES_QUESTIONS;
     let answers = Answers {
-        can_ask: config.elicitation && context.can_elicit && pushes,
-        no_dialog: if !config.elicitation {
+        can_ask: settings.elicitation && context.can_elicit && pushes,
+        no_dialog: if !settings.elicitation {
             NoDialog::SwitchedOff
         } else if !pushes {
             NoDialog::NoSessions
@@ -97,26 +134,71 @@ fn run(
         },
         responses: context.responses.clone(),
         state: context.state.clone(),
-        token: args.confirm_token()?.map(str::to_string),
+        token,
     };
-    let mut sealer = Sealer::new(&config.seal_key);
-    if config.seal_key_per_process {
+    let mut sealer = Sealer::new(settings.seal_key);
+    if settings.seal_key_per_process {
         sealer = sealer.per_process();
     }
     let guard = Guard {
         sealer: &sealer,
         answers: &answers,
     };
-    match tool {
-        ToolName::GetDocument => read::get_document(url, &args),
-        ToolName::GetDocumentInfo => read::get_document_info(url, &args),
-        ToolName::GetStats => read::get_stats(url),
-        ToolName::GetChanges => changes::get_changes(url, &args),
-        ToolName::CreateDocument => write::create_document(url, &args),
-        ToolName::SetDocument => write::set_document(url, &args, &guard),
-        ToolName::AppendToDocument => write::append_to_document(url, &args),
-        ToolName::ReplaceInDocument => write::replace_in_document(url, &args, &guard),
-        ToolName::EditDocument => edit::edit_document(url, &args, &guard),
-        ToolName::SetLanguage => write::set_language(url, &args),
+    (tool.run)(&Call {
+        url,
+        arguments,
+        guard: &guard,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::Answers;
+
+    /// The argument a call names in its failure, if it names one.
+    fn named(message: &str) -> Option<&str> {
+        let rest = message.strip_prefix("argument \"")?;
+        rest.split('"').next()
+    }
+
+    /// Every tool reads its arguments in the order its schema lists them
+    /// (the order docs/tools.md documents): with all of them wrong, the
+    /// failure names the first; without it, the next.
+    #[test]
+    fn arguments_are_checked_in_the_order_the_schema_lists_them() {
+        let (url, _) = RustpadUrl::parse("http://127.0.0.1:9").unwrap();
+        let sealer = Sealer::new(b"a key for the tests of this module, long enough");
+        let answers = Answers::default();
+        let guard = Guard {
+            sealer: &sealer,
+            answers: &answers,
+        };
+        for tool in ALL {
+            let (mut left, _) = tool.argument_names();
+            left.retain(|name| name != "confirm_token");
+            while let Some(first) = left.first().cloned() {
+                let arguments: Map<String, Value> = left
+                    .iter()
+                    .map(|name| (name.clone(), Value::Array(Vec::new())))
+                    .collect();
+                let call = Call {
+                    url: &url,
+                    arguments: &arguments,
+                    guard: &guard,
+                };
+                let failure = match (tool.run)(&call) {
+                    Err(ToolError::Failed(message)) => message,
+                    other => panic!("{}: {other:?}", tool.name),
+                };
+                assert_eq!(
+                    named(&failure),
+                    Some(first.as_str()),
+                    "{}: {failure}",
+                    tool.name
+                );
+                left.remove(0);
+            }
+        }
     }
 }

@@ -1,28 +1,31 @@
 //! Which tools a server offers: RUSTPAD_ALLOW_TOOLS and RUSTPAD_DENY_TOOLS
 //! (names, `prefix*` patterns, the `essential` preset) and RUSTPAD_READ_ONLY.
 
-use super::catalogue::{ALL, ESSENTIAL, ToolName};
+use super::ALL;
+use super::catalogue::{from_name, is_essential};
+use super::tool::Tool;
 
 /// Destructive tools newer than the rest: an operator whose deny list was
 /// written before they existed has not decided about them, so startup says
 /// they are offered.
-const NEWER_DESTRUCTIVE: [ToolName; 1] = [ToolName::EditDocument];
+const NEWER_DESTRUCTIVE: [&str; 1] = ["edit_document"];
 
 /// One entry of RUSTPAD_ALLOW_TOOLS / RUSTPAD_DENY_TOOLS.
 enum Entry {
     Essential,
-    Exact(ToolName),
+    Exact(&'static Tool),
     Prefix(String),
 }
 
 impl Entry {
-    fn matches(&self) -> Vec<ToolName> {
+    fn matches(&self) -> Vec<&'static Tool> {
         match self {
-            Entry::Essential => ESSENTIAL.to_vec(),
+            Entry::Essential => ALL.iter().copied().filter(|t| is_essential(t)).collect(),
             Entry::Exact(tool) => vec![*tool],
             Entry::Prefix(prefix) => ALL
-                .into_iter()
-                .filter(|tool| tool.name().starts_with(prefix.as_str()))
+                .iter()
+                .copied()
+                .filter(|tool| tool.name.starts_with(prefix.as_str()))
                 .collect(),
         }
     }
@@ -52,7 +55,7 @@ fn parse_list(variable: &str, raw: Option<&str>) -> Result<Option<Vec<(String, E
         return Ok(None);
     }
     let all_names = || {
-        let mut names: Vec<&str> = ALL.iter().map(|t| t.name()).collect();
+        let mut names: Vec<&str> = ALL.iter().map(|t| t.name).collect();
         names.sort_unstable();
         names.join(", ")
     };
@@ -68,7 +71,7 @@ fn parse_list(variable: &str, raw: Option<&str>) -> Result<Option<Vec<(String, E
                 show_entry(&text)
             ));
         } else {
-            match ToolName::from_name(&text) {
+            match from_name(&text) {
                 Some(tool) => Entry::Exact(tool),
                 None => return Err(unknown_entry(variable, &text, &all_names())),
             }
@@ -94,9 +97,9 @@ pub fn select(
     deny: Option<&str>,
     read_only: bool,
     notices: &mut Vec<String>,
-) -> Result<Vec<ToolName>, String> {
-    let offered = |tool: &ToolName| !read_only || tool.is_read();
-    let mut chosen: Vec<ToolName> = match parse_list("RUSTPAD_ALLOW_TOOLS", allow)? {
+) -> Result<Vec<&'static Tool>, String> {
+    let offered = |tool: &&Tool| !read_only || tool.is_read();
+    let mut chosen: Vec<&'static Tool> = match parse_list("RUSTPAD_ALLOW_TOOLS", allow)? {
         None => ALL.to_vec(),
         Some(entries) => {
             let mut chosen = Vec::new();
@@ -106,7 +109,7 @@ pub fn select(
                     if let Entry::Exact(tool) = entry {
                         return Err(format!(
                             "rustpad-mcp: RUSTPAD_ALLOW_TOOLS names {}, a write tool, but RUSTPAD_READ_ONLY is on and offers only read tools; remove one of the two",
-                            tool.name()
+                            tool.name
                         ));
                     }
                     notices.push(format!(
@@ -127,16 +130,15 @@ pub fn select(
             chosen.retain(|tool| !denied.contains(tool));
         }
     }
-    let selected: Vec<ToolName> = ALL.into_iter().filter(|t| chosen.contains(t)).collect();
+    let selected: Vec<&'static Tool> = ALL.iter().copied().filter(|t| chosen.contains(t)).collect();
     if deny.is_some_and(|d| !d.trim().is_empty()) {
         notices.extend(
             NEWER_DESTRUCTIVE
                 .iter()
-                .filter(|tool| selected.contains(tool))
-                .map(|tool| {
+                .filter(|name| selected.iter().any(|tool| tool.name == **name))
+                .map(|name| {
                     format!(
-                        "rustpad-mcp: RUSTPAD_DENY_TOOLS does not mention {name}, a destructive tool new in this version (see CHANGELOG.md), so it is offered; add {name} to RUSTPAD_DENY_TOOLS if this server should not offer it",
-                        name = tool.name()
+                        "rustpad-mcp: RUSTPAD_DENY_TOOLS does not mention {name}, a destructive tool new in this version (see CHANGELOG.md), so it is offered; add {name} to RUSTPAD_DENY_TOOLS if this server should not offer it"
                     )
                 }),
         );
@@ -158,9 +160,20 @@ pub fn select(
 mod tests {
     use super::*;
 
-    fn names(tools: &[ToolName]) -> Vec<&'static str> {
-        tools.iter().map(|t| t.name()).collect()
+    fn names(tools: &[&'static Tool]) -> Vec<&'static str> {
+        tools.iter().map(|t| t.name).collect()
     }
+
+    /// The tools that say they only read: the four real ones, and in these
+    /// tests `count_lines`, which is offered read-only because its
+    /// annotations say so.
+    const READS: [&str; 5] = [
+        "get_document",
+        "get_document_info",
+        "get_stats",
+        "get_changes",
+        "count_lines",
+    ];
 
     fn pick(
         allow: Option<&str>,
@@ -196,16 +209,8 @@ mod tests {
 
     #[test]
     fn defaults_offer_everything_and_read_only_the_reads() {
-        assert_eq!(pick(None, None, false).unwrap().len(), 10);
-        assert_eq!(
-            pick(None, None, true).unwrap(),
-            [
-                "get_document",
-                "get_document_info",
-                "get_stats",
-                "get_changes"
-            ]
-        );
+        assert_eq!(pick(None, None, false).unwrap().len(), ALL.len());
+        assert_eq!(pick(None, None, true).unwrap(), READS);
     }
 
     #[test]
@@ -236,7 +241,7 @@ mod tests {
             pick(None, Some("set_*,replace_in_document"), false)
                 .unwrap()
                 .len(),
-            7
+            ALL.len() - 3
         );
     }
 
@@ -260,7 +265,7 @@ mod tests {
 
     #[test]
     fn empty_results_stop_startup() {
-        let err = pick(None, Some("get_*"), true).unwrap_err();
+        let err = pick(None, Some("get_*,count_*"), true).unwrap_err();
         assert!(err.contains("empty tool list"), "{err}");
         let err = pick(Some("set_*"), None, true).unwrap_err();
         assert!(err.contains("RUSTPAD_READ_ONLY"), "{err}");

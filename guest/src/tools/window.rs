@@ -10,11 +10,10 @@
 use ropey::Rope;
 use serde_json::{Map, json};
 
-use super::args::Args;
-use crate::config::RustpadUrl;
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::base::Base;
 use crate::rustpad::socket::{PadSocket, Track};
+use crate::rustpad::url::RustpadUrl;
 use crate::text::{self, MAX_RESULT_CHARS};
 
 /// Room left in the result for everything but the window's text.
@@ -146,15 +145,6 @@ fn numbered(text: &str, first: usize, last: usize) -> String {
         .map(|(offset, line)| format!("{:>6}\t{}", first + offset, line.trim_end_matches('\r')))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-impl LineWindow {
-    /// The window a call asked for, if it asked for one.
-    pub fn of(args: &Args) -> Result<Option<LineWindow>, ToolError> {
-        let start = args.line_number("start_line")?;
-        let end = args.line_number("end_line")?;
-        Ok((start.is_some() || end.is_some()).then_some(LineWindow { start, end }))
-    }
 }
 
 #[cfg(test)]

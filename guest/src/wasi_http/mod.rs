@@ -4,15 +4,13 @@
 //! Each request runs in a fresh instance that shares nothing with the next,
 //! so the configuration is read (and refused, naming the variable) on every
 //! request, and the host's protections that need memory across requests —
-//! sessions, the stranger budget, single-use approvals — do not exist here.
+//! sessions, the stranger budget, the tally of recent removals — do not
+//! exist here.
 //! Everything a request must pass comes from `rustpad_mcp_rules`, as for
 //! `rustpad-mcp --http`: the [`Gate`] (token, `Host`, `Origin`), what a POST
 //! must be, and the status each reply travels with. A 2026-07-28 request is
 //! served completely; a 2025-11-25 request stands alone, without a session
 //! ([`crate::mcp::Session::standalone`]).
-
-pub mod stateless;
-pub mod websocket;
 
 use std::time::{Duration, Instant};
 
@@ -31,6 +29,7 @@ use wasip2::http::types::{
 use wasip2::io::streams::StreamError;
 
 use crate::config::{self, Config};
+use crate::grants::tcp;
 use crate::mcp::{self, Session};
 
 /// How long a request's body may take to arrive.
@@ -40,7 +39,7 @@ const HTTP_SETTINGS: [&str; 4] = [
     gate::TOKEN_VARIABLE,
     gate::HOSTS_VARIABLE,
     gate::ORIGINS_VARIABLE,
-    websocket::SOCKET_ADDRESS_VARIABLE,
+    tcp::SOCKET_ADDRESS_VARIABLE,
 ];
 
 struct Handler;
@@ -204,7 +203,7 @@ fn settings() -> Result<(Gate, Config), String> {
     }
     let gate = Gate::for_wasm_host(|name| std::env::var(name).ok())
         .map_err(|problem| format!("rustpad-mcp: {problem}"))?;
-    websocket::socket_address()?;
+    tcp::socket_address()?;
     let config = Config::from_env()?;
     Ok((gate, config))
 }
@@ -275,7 +274,7 @@ fn read_body(request: &IncomingRequest, headers: &HeaderMap) -> Result<String, A
     loop {
         match stream.read(64 * 1024) {
             Ok(bytes) if bytes.is_empty() => {
-                if !websocket::wait_for(&[&stream.subscribe()], deadline) {
+                if !tcp::wait_for(&[&stream.subscribe()], deadline) {
                     return Err(Answer::plain(
                         StatusCode::REQUEST_TIMEOUT,
                         "Request timeout: the body did not arrive within 30 seconds\n",

@@ -1,37 +1,15 @@
-//! The Rustpad socket of the component for WebAssembly hosts: a WebSocket
-//! (tungstenite, the crate rustpad-mcp's host uses) over `wasi:sockets` TCP,
-//! with the same interface as the host's `websocket` import.
-//!
-//! `wasi:http` 0.2 has no upgrade, so the component opens the TCP connection
-//! itself: the egress rule of `rustpad_mcp_rules::egress` is applied here,
-//! before any name is looked up. The address is RUSTPAD_URL's host, looked up
-//! through the host (an IP is used as it is, without a lookup), or the one
-//! `RUSTPAD_SOCKET_ADDRESS` names, for hosts that match outbound sockets by
-//! IP and grant no name lookups (Spin); TLS still checks RUSTPAD_URL's name.
-//! The bounds are the host's (`rustpad_mcp_rules::websocket`): message and
-//! frame sizes checked at the frame header, a capped write buffer, and a peer
-//! that stops reading while writes stay blocked cut off. Every wait is a
-//! `wasi:io` poll with a deadline, so no call waits longer than it asked,
-//! and closing never waits for a peer that does not read (see [`Tcp`]'s
-//! `Drop`).
-//! `wss://` runs TLS inside the component (rustls with ring, the settings of
-//! `rustpad_mcp_rules::tls`), so no `wasi:tls` is needed.
+//! TCP to Rustpad over `wasi:sockets`, for the component in WebAssembly
+//! hosts: connecting within a deadline, non-blocking `Read + Write`, waits
+//! that are polls with a deadline, and closing that never waits for a peer
+//! that stopped reading (see [`Tcp`]'s `Drop`). The host's refusals are said
+//! in words that name its policy.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, SocketAddr};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use rustls::pki_types::ServerName;
-use rustls::{ClientConnection, StreamOwned};
-use rustpad_mcp_rules::egress::{self, Origin};
-use rustpad_mcp_rules::tls;
-use rustpad_mcp_rules::websocket::{
-    CONNECT_TIMEOUT, MAX_MESSAGE_BYTES, MAX_WRITE_BUFFER_BYTES, STALL_LIMIT, STOPPED_READING,
-};
-use tungstenite::handshake::HandshakeError;
-use tungstenite::protocol::WebSocketConfig;
-use tungstenite::{Message, WebSocket};
+use rustpad_mcp_rules::egress::Origin;
 use wasip2::clocks::monotonic_clock;
 use wasip2::io::poll::{Pollable, poll};
 use wasip2::io::streams::{InputStream, OutputStream, StreamError};
@@ -60,221 +38,14 @@ pub fn socket_address() -> Result<Option<SocketAddr>, String> {
     })
 }
 
-/// One open connection.
-pub struct Connection {
-    socket: RefCell<Option<WebSocket<Stream>>>,
-    /// Since when the write buffer has been waiting for the peer to read.
-    blocked_since: RefCell<Option<Instant>>,
-}
-
-impl Connection {
-    /// Opens a connection to `url` (`ws://` on the origin of `RUSTPAD_URL`).
-    pub fn connect(url: &str) -> Result<Connection, String> {
-        let allowed = std::env::var("RUSTPAD_URL")
-            .ok()
-            .and_then(|configured| Origin::of(&configured));
-        let origin = egress::admit(allowed.as_ref(), url)?;
-        let deadline = Instant::now() + CONNECT_TIMEOUT;
-        let tcp = Tcp::connect(&origin, deadline)?;
-        let stream = if origin.secure {
-            let host = origin.host.trim_start_matches('[').trim_end_matches(']');
-            let name = ServerName::try_from(host.to_string())
-                .map_err(|_| "the host name is not valid for TLS".to_string())?;
-            // The same meaning as in rustpad-mcp's host: exactly "true" relaxes this connection.
-            let insecure = std::env::var("RUSTPAD_INSECURE_TLS").is_ok_and(|v| v.trim() == "true");
-            let session = ClientConnection::new(tls::client_config(insecure), name)
-                .map_err(|error| format!("TLS could not start ({error})"))?;
-            Stream::Tls(Box::new(StreamOwned::new(session, tcp)))
-        } else {
-            Stream::Plain(tcp)
-        };
-        let config = WebSocketConfig::default()
-            .max_message_size(Some(MAX_MESSAGE_BYTES))
-            .max_frame_size(Some(MAX_MESSAGE_BYTES))
-            .write_buffer_size(0)
-            .max_write_buffer_size(MAX_WRITE_BUFFER_BYTES);
-        let mut attempt = tungstenite::client::client_with_config(url, stream, Some(config));
-        let socket = loop {
-            match attempt {
-                Ok((socket, _response)) => break socket,
-                Err(HandshakeError::Interrupted(pending)) => {
-                    if !pending.get_ref().get_ref().wait(deadline) {
-                        return Err("the WebSocket handshake with Rustpad timed out".into());
-                    }
-                    attempt = pending.handshake();
-                }
-                Err(HandshakeError::Failure(tungstenite::Error::Io(error)))
-                    if tls::is_certificate_error(&error) =>
-                {
-                    return Err(tls::certificate_refused(error));
-                }
-                Err(HandshakeError::Failure(error)) => {
-                    return Err(format!("WebSocket handshake failed: {error}"));
-                }
-            }
-        };
-        Ok(Connection {
-            socket: RefCell::new(Some(socket)),
-            blocked_since: RefCell::new(None),
-        })
-    }
-
-    /// Sends one text message, waiting while the peer reads it, up to the stall limit.
-    pub fn send(&self, text: &str) -> Result<(), String> {
-        let mut guard = self.socket.borrow_mut();
-        let socket = guard.as_mut().ok_or("the connection is closed")?;
-        match socket.write(Message::text(text)) {
-            // A frame the socket could not take at once is queued: the flush below sends it.
-            Ok(()) => {}
-            Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {}
-            Err(tungstenite::Error::WriteBufferFull(_)) => return Err(STOPPED_READING.into()),
-            Err(error) => return Err(describe(error)),
-        }
-        let deadline = Instant::now() + STALL_LIMIT;
-        loop {
-            match self.flush(socket)? {
-                true => return Ok(()),
-                false if Instant::now() >= deadline => return Err(STOPPED_READING.into()),
-                false => {
-                    socket.get_ref().wait(deadline);
-                }
-            }
-        }
-    }
-
-    /// Waits at most `timeout_ms` for the next text message; None when the time ran out.
-    pub fn recv(&self, timeout_ms: u32) -> Result<Option<String>, String> {
-        let deadline = Instant::now() + Duration::from_millis(u64::from(timeout_ms));
-        let mut guard = self.socket.borrow_mut();
-        let socket = guard.as_mut().ok_or("the connection is closed")?;
-        loop {
-            // Pongs tungstenite owes go out first; a peer that never reads is cut off.
-            self.flush(socket)?;
-            match socket.read() {
-                Ok(Message::Text(text)) => return Ok(Some(text.to_string())),
-                Ok(Message::Close(_)) => return Err("Rustpad closed the connection".into()),
-                // Pings, pongs and binary frames are not delivered, and do not extend the wait.
-                Ok(_) => {}
-                Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
-                    socket.get_ref().wait(deadline);
-                }
-                Err(error) => return Err(describe(error)),
-            }
-            if Instant::now() >= deadline {
-                return Ok(None);
-            }
-        }
-    }
-
-    /// Closes the connection, sending a close frame when the peer takes it at once.
-    pub fn close(&self) {
-        if let Some(mut socket) = self.socket.borrow_mut().take() {
-            let _ = socket.close(None);
-            let _ = socket.flush();
-        }
-    }
-
-    /// Writes what waits to be written; false while the peer is not taking it.
-    fn flush(&self, socket: &mut WebSocket<Stream>) -> Result<bool, String> {
-        match socket.flush() {
-            Ok(()) => {
-                self.blocked_since.replace(None);
-                Ok(true)
-            }
-            Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
-                let since = *self
-                    .blocked_since
-                    .borrow_mut()
-                    .get_or_insert_with(Instant::now);
-                if since.elapsed() >= STALL_LIMIT {
-                    return Err(STOPPED_READING.into());
-                }
-                Ok(false)
-            }
-            Err(error) => Err(describe(error)),
-        }
-    }
-}
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        self.close();
-    }
-}
-
-fn describe(error: tungstenite::Error) -> String {
-    match error {
-        tungstenite::Error::Capacity(problem) => {
-            format!("Rustpad sent more than this client accepts ({problem})")
-        }
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            "the connection is closed".into()
-        }
-        other => other.to_string(),
-    }
-}
-
-/// The connection under the WebSocket: plain TCP, or TLS over it.
-enum Stream {
-    Plain(Tcp),
-    Tls(Box<StreamOwned<ClientConnection, Tcp>>),
-}
-
-impl Stream {
-    fn tcp(&self) -> &Tcp {
-        match self {
-            Stream::Plain(tcp) => tcp,
-            Stream::Tls(tls) => &tls.sock,
-        }
-    }
-
-    /// Waits until the peer sent something, or takes what is waiting to be
-    /// written (only then is writability watched: an idle socket is always
-    /// writable, and watching it would make the wait return at once), or the
-    /// deadline passes; false when it passed.
-    fn wait(&self, deadline: Instant) -> bool {
-        let tls_pending = match self {
-            Stream::Plain(_) => false,
-            Stream::Tls(tls) => tls.conn.wants_write(),
-        };
-        let tcp = self.tcp();
-        tcp.wait(true, tcp.write_blocked.get() || tls_pending, deadline)
-    }
-}
-
-impl Read for Stream {
-    fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(tcp) => tcp.read(buffer),
-            Stream::Tls(tls) => tls.read(buffer),
-        }
-    }
-}
-
-impl Write for Stream {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        match self {
-            Stream::Plain(tcp) => tcp.write(bytes),
-            Stream::Tls(tls) => tls.write(bytes),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Stream::Plain(tcp) => tcp.flush(),
-            Stream::Tls(tls) => tls.flush(),
-        }
-    }
-}
-
 /// A connected TCP socket as non-blocking `Read + Write`. Its parts are
 /// `Some` until it is dropped (see `Drop`).
-struct Tcp {
+pub(super) struct Tcp {
     input: Option<InputStream>,
     output: Option<OutputStream>,
     socket: Option<TcpSocket>,
     /// The last write found no room: the peer has not yet taken what was sent.
-    write_blocked: Cell<bool>,
+    pub(super) write_blocked: Cell<bool>,
 }
 
 /// Closing without waiting. wasmtime-wasi's TCP output stream, dropped, waits
@@ -310,7 +81,7 @@ impl Drop for Tcp {
 impl Tcp {
     /// Connects to `RUSTPAD_SOCKET_ADDRESS`, else to the first of the
     /// origin's addresses that answers.
-    fn connect(origin: &Origin, deadline: Instant) -> Result<Tcp, String> {
+    pub(super) fn connect(origin: &Origin, deadline: Instant) -> Result<Tcp, String> {
         let network = instance_network::instance_network();
         if let Some(address) = socket_address()? {
             return Tcp::connect_to(&network, ip_address(address.ip()), address.port(), deadline);
@@ -376,7 +147,7 @@ impl Tcp {
 
     /// Waits until the socket may be readable (`read`) or writable (`write`),
     /// or the deadline passes; false when it passed.
-    fn wait(&self, read: bool, write: bool, deadline: Instant) -> bool {
+    pub(super) fn wait(&self, read: bool, write: bool, deadline: Instant) -> bool {
         let readable = read.then(|| self.input().subscribe());
         let writable = write.then(|| self.output().subscribe());
         let watched: Vec<&Pollable> = readable.iter().chain(writable.iter()).collect();
@@ -483,7 +254,7 @@ fn ip_address(ip: IpAddr) -> IpAddress {
 }
 
 /// Polls `watched` together with a timer for `deadline`; false when only the timer fired.
-pub(super) fn wait_for(watched: &[&Pollable], deadline: Instant) -> bool {
+pub fn wait_for(watched: &[&Pollable], deadline: Instant) -> bool {
     let left = deadline.saturating_duration_since(Instant::now());
     if left.is_zero() {
         return false;

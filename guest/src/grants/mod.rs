@@ -11,12 +11,18 @@
 //!   (over `wasi:sockets`), and the guard's rules rest on the pad's history
 //!   alone, which holds there as everywhere (see `guard`).
 
+#[cfg(feature = "wasi-http")]
+mod stateless;
+#[cfg(feature = "wasi-http")]
+pub mod tcp;
+/// The component's own socket to Rustpad, over `wasi:sockets`.
+#[cfg(feature = "wasi-http")]
+pub mod websocket;
+
 #[cfg(not(feature = "wasi-http"))]
 pub use crate::bindings::rustpad::mcp::{calls, elicitation, tally, websocket};
 #[cfg(feature = "wasi-http")]
-pub use crate::wasi_http::stateless::{calls, elicitation, tally};
-#[cfg(feature = "wasi-http")]
-pub use crate::wasi_http::websocket;
+pub use stateless::{calls, elicitation, tally};
 
 /// The host can put a question to the client in the middle of a 2025-11-25
 /// call (`elicitation/create` on the client's connection).

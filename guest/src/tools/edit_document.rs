@@ -8,28 +8,134 @@
 //! carrying when the edit arrives, over whatever it holds by then, and the
 //! history entry that acknowledges the edit is the edit as applied: the diff
 //! and the line ranges in the result are taken from it.
-
 use operational_transform::OperationSeq;
 use ropey::Rope;
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde_json::json;
 
-use super::args::Args;
-use super::catalogue::{EPHEMERAL, ToolName};
-use super::diff::{self, Diff};
-use super::locate::{self, EditSpec, Plan};
-use super::write::pad_of;
-use crate::config::RustpadUrl;
+use super::args::{Edits, Flag, GivenBase, PadId};
+use super::catalogue::{removal_threshold, removals_counted};
+use super::edit_effect::{Batch, Effect, applied, preview, report, untrusted_history};
+use super::locate::{self, EditSpec, MAX_EDITS, Plan};
+use super::schema::{self, described};
+use super::session::pad_of;
+use super::schema::Fields;
+use super::tool::{Annotations, Call, Tool};
+use crate::digest;
 use crate::guard::removal::{Change, Ledger, Removal, go_unasked};
-use crate::guard::{self, Guard, Proposal, seal};
-use crate::result::{self, ToolError, ToolResult};
+use crate::guard::{self, Proposal};
+use crate::result::ToolError;
+use crate::result::ToolResult;
 use crate::rustpad::authorship::Authorship;
 use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::marks::{Class, Mark};
-use crate::rustpad::ot::apply_to_rope;
-use crate::rustpad::rebase::{Rebased, rebase};
+use crate::rustpad::rebase::rebase;
 use crate::rustpad::since::Since;
 use crate::rustpad::socket::{PadSocket, Track};
 use crate::text::MAX_DOCUMENT_CHARS;
+
+pub static TOOL: Tool = Tool {
+    name: "edit_document",
+    title: "Edit a pad where you read it",
+    summary: "Up to 100 edits as one change, stated against the text you read; dry_run previews a diff; asks a person first when it removes most of the pad",
+    description,
+    annotations: Annotations {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: false,
+    },
+    asks_first: true,
+    input,
+    output,
+    run,
+};
+
+fn description() -> String {
+    format!("Makes up to {MAX_EDITS} exact-text edits to a pad as one change. Each edit replaces old_text with new_text; old_text must occur exactly once in the text, or exactly once starting on the given line. An empty old_text with a line inserts new_text at the start of that line (one past the last line appends at the very end; start new_text with a line break if the pad does not end with one). All edits are located in the same text and must not overlap. Pass the base from a get_document window (or an earlier edit_document result) to state the edits against that text: edits people made since are kept, and your edits land where you read them. Without a base the pad as it is now is used. Any problem refuses the whole batch and nothing is written. The result has a unified diff, the new revision and base, and the lines each edit's new text now occupies. dry_run: true returns the diff and whether a person would be asked, and writes nothing. A person is asked first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when the change would remove {}, {}.", removal_threshold(), removals_counted())
+}
+
+fn input() -> Fields {
+    schema::fields(
+        json!({
+            "id": schema::id(),
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_EDITS,
+                "description": "The edits, all located in the same text (they do not see each other) and made as one change",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "old_text": described(schema::text(0), "Exact text to replace, copied from the pad without line numbers; must occur once (or once starting on line). Empty: insert at the start of line"),
+                        "new_text": described(schema::text(0), "What to put in its place; empty deletes old_text"),
+                        "line": described(schema::line(), "The line old_text starts on, to pick one of several occurrences; required when old_text is empty"),
+                    },
+                    "required": ["old_text", "new_text"],
+                    "additionalProperties": false,
+                },
+            },
+            "base": described(schema::base(), "The base from the get_document window (or edit_document result) the edits were read in; omit it to edit the pad as it is now"),
+            "dry_run": {
+                "type": "boolean",
+                "default": false,
+                "description": "Return the diff and whether a person would be asked, and write nothing",
+            },
+        }),
+        &["id", "edits"],
+    )
+}
+
+fn output() -> Fields {
+    schema::written(
+        schema::joined(
+            schema::untrusted(),
+            json!({
+                "revision": described(schema::integer(), "The pad's revision right after the edits (on a dry run: now)"),
+                "base": described(schema::string(), "Names that revision and its text: pass it to state further edits against it (on a dry run: the pad as it is now)"),
+                "dry_run": schema::boolean(),
+                "would_ask": described(schema::boolean(), "Dry run only: whether making the edits would ask a person first"),
+                "edits": {
+                    "type": "array",
+                    "description": "For each edit, in the order given, the lines its new text occupies in the result",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "edit": schema::line_number(),
+                            "start_line": schema::line_number(),
+                            "end_line": schema::line_number(),
+                        },
+                        "required": ["edit", "start_line", "end_line"],
+                        "additionalProperties": false,
+                    },
+                },
+                "diff": described(schema::string(), "Unified diff of the change, pad text with control characters removed"),
+                "diff_cut": described(schema::boolean(), "Whether the diff was cut to fit the result"),
+            }),
+        ),
+        &[
+            "untrusted",
+            "source",
+            "revision",
+            "base",
+            "dry_run",
+            "edits",
+            "diff",
+            "diff_cut",
+        ],
+    )
+}
+
+#[derive(Deserialize)]
+struct Arguments<'a> {
+    #[serde(borrow)]
+    id: PadId<'a>,
+    #[serde(borrow)]
+    edits: Edits<'a>,
+    base: Option<GivenBase>,
+    #[serde(default)]
+    dry_run: Flag,
+}
 
 /// How many edits the dialog shows by value.
 const EDITS_SHOWN: usize = 3;
@@ -51,46 +157,14 @@ struct Request<'a> {
     given: [String; 2],
 }
 
-/// The pad before and after the batch, with where each edit's text landed.
-struct Effect {
-    revision: u64,
-    before: Rope,
-    after: Rope,
-    /// Per edit, in the order given: its new text's range in `after`.
-    placed: Vec<(u64, u64)>,
-}
-
-impl Effect {
-    /// `operation` applied to `before`, with each edit's new text carried to
-    /// where it lands.
-    fn of(
-        revision: u64,
-        before: Rope,
-        operation: &OperationSeq,
-        plan: &Plan,
-        rebased: &Rebased,
-        id: &str,
-    ) -> Result<Effect, ToolError> {
-        let mut after = before.clone();
-        apply_to_rope(&mut after, operation).map_err(|_| untrusted_history(id))?;
-        let placed = plan
-            .placed
-            .iter()
-            .map(|(start, end)| rebased.carry(*start, *end))
-            .collect();
-        Ok(Effect {
-            revision,
-            before,
-            after,
-            placed,
-        })
-    }
-}
-
-pub fn edit_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult {
-    let id = args.id()?;
-    let edits = args.edits()?;
-    let base = args.base()?;
+fn run(call: &Call) -> ToolResult {
+    let Arguments {
+        id: PadId(id),
+        edits: Edits(edits),
+        base,
+        dry_run: Flag(dry_run),
+    } = call.arguments()?;
+    let base = base.map(|GivenBase(base)| base);
     let given = [
         base.as_ref().map(Base::to_string).unwrap_or_default(),
         edits_digest(&edits),
@@ -99,7 +173,7 @@ pub fn edit_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult
         id,
         edits,
         base,
-        dry_run: args.flag("dry_run")?,
+        dry_run,
         given,
     };
     // An answer names the revision the person was asked at; without a base,
@@ -109,24 +183,29 @@ pub fn edit_document(url: &RustpadUrl, args: &Args, guard: &Guard) -> ToolResult
         None => Track::TEXT,
     }
     .with_authorship()
-    .since_at_most(guard.asked_at());
+    .since_at_most(call.asked_at());
     // A dry run changes nothing, so it looks without joining.
     let mut socket = if request.dry_run {
-        PadSocket::look(url, request.id, track)?
+        PadSocket::look(call.url, request.id, track)?
     } else {
-        PadSocket::join(url, request.id, track)?
+        PadSocket::join(call.url, request.id, track)?
     };
-    let outcome = run(&mut socket, &request, guard);
+    let outcome = carry_out(&mut socket, &request, call);
     socket.close();
     let (effect, base, would_ask) = outcome?;
-    report(url, &request, &effect, &base, would_ask)
+    let batch = Batch {
+        id: request.id,
+        dry_run: request.dry_run,
+        count: request.edits.len(),
+    };
+    report(call.url, &batch, &effect, &base, would_ask)
 }
 
 /// Everything between the snapshot and the acknowledgement; the socket stays open.
-fn run(
+fn carry_out(
     socket: &mut PadSocket,
     request: &Request,
-    guard: &Guard,
+    call: &Call,
 ) -> Result<(Effect, Base, bool), ToolError> {
     let id = request.id;
     if request.base.is_none() && socket.since().and_then(Since::text).is_none() {
@@ -189,7 +268,7 @@ fn run(
         let state = format!("{base} {}", removal.removed());
         let state_of = move |_: &Rope| state.clone();
         let proposal = proposal(request, &base, &plan, &removal, &state_of);
-        guard.approve(&proposal, &pad_of(socket)?)?;
+        call.approve(&proposal, &pad_of(socket)?)?;
     }
     let wire = serde_json::to_value(&plan.operation).unwrap_or_default();
     socket.edit_at(Mark::of(asks), base.revision, wire)?;
@@ -243,47 +322,6 @@ fn made_since(
     None
 }
 
-/// What the batch would do to the pad as it stands, for a dry run.
-fn preview(
-    before: Rope,
-    revision: u64,
-    plan: &Plan,
-    rebased: &Rebased,
-    id: &str,
-) -> Result<Effect, ToolError> {
-    Effect::of(revision, before, &rebased.operation, plan, rebased, id)
-}
-
-/// What the batch did, from the history entry that acknowledged it.
-fn applied(socket: &PadSocket, plan: &Plan, id: &str) -> Result<Effect, ToolError> {
-    let since = socket.since().expect("the session records from its base");
-    let entries = since.entries();
-    let Some(ours) = entries.iter().position(|entry| entry.before.is_some()) else {
-        return Err(untrusted_history(id));
-    };
-    let entry = &entries[ours];
-    // Carried over the same edits as Rustpad did, our operation is the one it applied.
-    let rebased = rebase(
-        plan.operation.clone(),
-        entries[..ours].iter().map(|e| &e.operation),
-    )
-    .map_err(|_| untrusted_history(id))?;
-    if rebased.operation != entry.operation {
-        return Err(ToolError::new(format!(
-            "The edits were written to pad \"{id}\", but Rustpad applied them differently from the way this server carried them over the edits since the base, so where they landed is unknown. Read the pad with get_document before editing it further."
-        )));
-    }
-    let before = entry.before.clone().unwrap_or_default();
-    let revision = since.revision() + ours as u64 + 1;
-    Effect::of(revision, before, &entry.operation, plan, &rebased, id)
-}
-
-fn untrusted_history(id: &str) -> ToolError {
-    ToolError::new(format!(
-        "Rustpad's history of pad \"{id}\" does not fit together, so this server cannot place the edits; nothing was written by this call unless a later read shows otherwise. Read the pad again before editing it."
-    ))
-}
-
 /// What a person is asked before a batch that removes much of the pad.
 fn proposal<'a>(
     request: &'a Request,
@@ -326,7 +364,7 @@ fn proposal<'a>(
         format!("{count} edits")
     };
     Proposal {
-        tool: ToolName::EditDocument,
+        tool: TOOL.name,
         pad: id,
         arguments: request.given.iter().map(String::as_str).collect(),
         state_of,
@@ -345,98 +383,9 @@ fn edits_digest(edits: &[EditSpec]) -> String {
         .iter()
         .map(|edit| {
             let line = edit.line.map(|l| l.to_string()).unwrap_or_default();
-            seal::digest(&[edit.old_text, edit.new_text, &line])
+            digest::digest(&[edit.old_text, edit.new_text, &line])
         })
         .collect();
     let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-    seal::digest(&parts)
-}
-
-fn report(
-    url: &RustpadUrl,
-    request: &Request,
-    effect: &Effect,
-    base: &Base,
-    would_ask: bool,
-) -> ToolResult {
-    let id = request.id;
-    let after_text = effect.after.to_string();
-    let (new_revision, new_base) = if request.dry_run {
-        (
-            effect.revision,
-            Base::of(effect.revision, &effect.before.to_string()),
-        )
-    } else {
-        (effect.revision, Base::of(effect.revision, &after_text))
-    };
-    let Diff { text: diff, cut } = diff::unified(
-        &effect.before.to_string(),
-        &after_text,
-        &format!("{id} (before)"),
-        &format!("{id} (after)"),
-    );
-    let ranges: Vec<Value> = effect
-        .placed
-        .iter()
-        .enumerate()
-        .map(|(index, (start, end))| {
-            let (first, last) = line_range(&effect.after, *start, *end);
-            json!({ "edit": index + 1, "start_line": first, "end_line": last })
-        })
-        .collect();
-    let count = request.edits.len();
-    let edits = if count == 1 {
-        "1 edit".to_string()
-    } else {
-        format!("{count} edits")
-    };
-    let mut notes = vec![EPHEMERAL.to_string()];
-    if cut {
-        notes.push(format!(
-            "The diff was cut at {} characters; read the changed lines with get_document and the line ranges above.",
-            diff::MAX_DIFF_CHARS
-        ));
-    }
-    let mut payload = Map::new();
-    payload.insert("id".into(), json!(id));
-    payload.insert("url".into(), json!(url.share_link(id)));
-    payload.insert("characters".into(), json!(effect.after.len_chars()));
-    payload.insert("revision".into(), json!(new_revision));
-    payload.insert("base".into(), json!(new_base.to_string()));
-    payload.insert("dry_run".into(), json!(request.dry_run));
-    payload.insert("edits".into(), json!(ranges));
-    payload.insert("diff".into(), json!(diff));
-    payload.insert("diff_cut".into(), json!(cut));
-    let summary = if request.dry_run {
-        payload.insert("would_ask".into(), json!(would_ask));
-        let asking = if would_ask {
-            "Made for real, it would ask a person first."
-        } else {
-            "Made for real, it would not need a person's approval."
-        };
-        format!(
-            "Dry run: {edits} stated against base {base} would change pad \"{id}\" as the diff below shows; nothing was written. {asking} To make the edits, call edit_document again with the same edits and base {base}, without dry_run."
-        )
-    } else {
-        format!(
-            "Applied {edits} to pad \"{id}\" as one change: it is now at revision {new_revision} (base {new_base}, {} characters).\nLink: {}",
-            effect.after.len_chars(),
-            url.share_link(id)
-        )
-    };
-    payload.insert("note".into(), json!(notes.join(" ")));
-    result::untrusted_listing(&summary, &diff, payload)
-}
-
-/// The 1-based lines a range of characters covers; an empty range is on the
-/// line it points at.
-fn line_range(text: &Rope, start: u64, end: u64) -> (usize, usize) {
-    let clamp = |at: u64| (at as usize).min(text.len_chars());
-    let first = text.char_to_line(clamp(start)) + 1;
-    let last = if end > start {
-        text.char_to_line(clamp(end - 1)) + 1
-    } else {
-        first
-    };
-    (first, last)
+    digest::digest(&parts)
 }

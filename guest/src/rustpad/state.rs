@@ -1,0 +1,385 @@
+//! The pad as a session knows it: everything folded from Rustpad's messages
+//! so far (the identity it was given, the revision, the text or its length,
+//! the language, the people in the pad, and what the session tracks besides:
+//! a record of recent edits, who wrote what). Separate from the connection
+//! ([`super::socket`]), so it can be driven, and fuzzed, with frames from
+//! anywhere.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::Error;
+use super::authorship::Authorship;
+use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
+use super::marks;
+use super::ot::{Document, Operation};
+use super::since::Since;
+use crate::text::{self, MAX_LABEL_CHARS};
+
+/// The name people in the pad see for us.
+pub(super) const CLIENT_NAME: &str = "rustpad-mcp";
+/// People we keep track of; the rest are not listed.
+const MAX_USERS: usize = 200;
+/// How often the fold looks at the clock, in operations.
+const DEADLINE_CHECK_EVERY: usize = 4096;
+
+/// A server message, borrowing its text from the frame.
+#[derive(Deserialize)]
+enum ServerMsg<'a> {
+    Identity(u64),
+    History {
+        start: u64,
+        /// Read after the frame, the way the session needs it.
+        #[serde(borrow)]
+        operations: &'a RawValue,
+    },
+    Language(String),
+    UserInfo {
+        id: u64,
+        info: Option<UserInfo>,
+    },
+    UserCursor {
+        id: u64,
+    },
+}
+
+/// A History entry, parsed whole (for a session that keeps the text).
+#[derive(Deserialize)]
+pub(crate) struct UserOperation<'a> {
+    pub id: u64,
+    #[serde(borrow)]
+    pub operation: Operation<'a>,
+}
+
+#[derive(Deserialize)]
+struct UserInfo {
+    name: String,
+}
+
+/// What a message meant, once folded into the session.
+pub enum Event {
+    Identity,
+    /// Edits were folded, `ours` of them this connection's own.
+    History {
+        ours: u64,
+    },
+    Language(String),
+    UserInfo {
+        id: u64,
+        present: bool,
+    },
+    UserCursor {
+        id: u64,
+    },
+}
+
+/// What a session keeps of the pad besides its length.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Track {
+    text: bool,
+    /// The text at this revision and every edit after it (see [`Since`]).
+    since: Option<u64>,
+    /// Who wrote what (see [`Authorship`]), for the removal rule.
+    authorship: bool,
+}
+
+impl Track {
+    /// The length only.
+    pub const LENGTH: Track = Track {
+        text: false,
+        since: None,
+        authorship: false,
+    };
+    /// The text.
+    pub const TEXT: Track = Track {
+        text: true,
+        since: None,
+        authorship: false,
+    };
+
+    /// The text, and also the text at `revision` with every edit after it.
+    pub fn text_since(revision: u64) -> Track {
+        Track {
+            since: Some(revision),
+            ..Track::TEXT
+        }
+    }
+
+    /// The same, recording from `revision` at the latest.
+    pub fn since_at_most(self, revision: Option<u64>) -> Track {
+        let since = match (self.since, revision) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Track {
+            text: self.text || since.is_some(),
+            since,
+            ..self
+        }
+    }
+
+    /// The same, and who wrote what.
+    pub fn with_authorship(self) -> Track {
+        Track {
+            text: true,
+            authorship: true,
+            ..self
+        }
+    }
+}
+
+/// The pad as this client knows it: everything folded from Rustpad's
+/// messages so far. Separate from the connection, so it can be driven (and
+/// fuzzed) with frames from anywhere.
+pub struct PadState {
+    pub(super) id: String,
+    pub(super) me: Option<u64>,
+    pub(super) revision: u64,
+    pub(super) document: Document,
+    pub(super) language: Option<String>,
+    pub(super) users: BTreeMap<u64, String>,
+    pub(super) since: Option<Since>,
+    pub(super) authorship: Option<Authorship>,
+    /// Entries of this connection's own in the history so far.
+    pub(super) own_entries: u64,
+}
+
+impl PadState {
+    pub fn new(id: &str, track: Track) -> PadState {
+        PadState {
+            id: id.to_string(),
+            me: None,
+            revision: 0,
+            document: if track.text {
+                Document::with_text()
+            } else {
+                Document::lengths_only()
+            },
+            language: None,
+            users: BTreeMap::new(),
+            since: track.since.map(Since::from),
+            authorship: track.authorship.then(Authorship::new),
+            own_entries: 0,
+        }
+    }
+
+    pub fn document(&self) -> &Document {
+        &self.document
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Rustpad's number for this connection, once it has said.
+    pub fn me(&self) -> Option<u64> {
+        self.me
+    }
+
+    /// The text, for a session that keeps it.
+    pub fn text(&self) -> Result<&ropey::Rope, Error> {
+        self.document
+            .rope()
+            .ok_or_else(|| Error::new("internal error: the session did not keep the pad's text"))
+    }
+
+    /// The base text and what followed it, for a session that records them.
+    pub fn since(&self) -> Option<&Since> {
+        self.since.as_ref()
+    }
+
+    /// Who wrote what, for a session that follows it.
+    pub fn authorship(&self) -> Option<&Authorship> {
+        self.authorship.as_ref()
+    }
+
+    /// Whether connection `id` is a person at work in the pad now: open,
+    /// and named by a name that is not this server's.
+    pub fn at_work(&self, id: u64) -> bool {
+        Some(id) != self.me && self.users.get(&id).is_some_and(|name| name != CLIENT_NAME)
+    }
+
+    /// Starts recording at the text as it stands now.
+    pub(super) fn record_from_here(&mut self) -> Result<(), Error> {
+        let since = Since::here(self.revision, self.text()?);
+        self.since = Some(since);
+        Ok(())
+    }
+
+    /// The language, if anyone ever set one.
+    pub fn language(&self) -> Option<&str> {
+        self.language.as_deref()
+    }
+
+    /// The name of connection `id`, while it has the pad open and has said who it is.
+    pub fn user_name(&self, id: u64) -> Option<&str> {
+        self.users.get(&id).map(String::as_str)
+    }
+
+    /// The names of everyone else who has the pad open and said who they are.
+    pub fn other_users(&self) -> Vec<String> {
+        self.users
+            .iter()
+            .filter(|(id, _)| Some(**id) != self.me)
+            .map(|(_, name)| name.clone())
+            .collect()
+    }
+
+    /// Parses one frame from Rustpad and folds it in.
+    pub fn absorb(&mut self, frame: &str, deadline: Instant) -> Result<Event, Error> {
+        // A long History, when only lengths are kept, is folded as it is read.
+        if !self.document.keeps_text() {
+            let from = Lengths {
+                length: self.document.len() as u64,
+                revision: self.revision,
+                ours: 0,
+            };
+            let check_every = DEADLINE_CHECK_EVERY as u64;
+            if let Some(folded) = fold_history_frame(frame, from, self.me, deadline, check_every) {
+                let folded = folded.map_err(|problem| self.refusal(problem))?;
+                self.document.set_length(folded.length as usize);
+                self.revision = folded.revision;
+                self.own_entries += folded.ours;
+                return Ok(Event::History { ours: folded.ours });
+            }
+        }
+        let message: ServerMsg = serde_json::from_str(frame).map_err(|error| {
+            Error::new(format!(
+                "Rustpad sent a message this client does not understand ({}); the pad state cannot be trusted",
+                text::clean_line(&error.to_string(), 200)
+            ))
+        })?;
+        self.fold(message, deadline)
+    }
+
+    fn fold(&mut self, message: ServerMsg, deadline: Instant) -> Result<Event, Error> {
+        Ok(match message {
+            ServerMsg::Identity(id) => {
+                self.me = Some(id);
+                Event::Identity
+            }
+            ServerMsg::History { start, operations } => {
+                if start > self.revision {
+                    return Err(Error::new(format!(
+                        "Rustpad sent history starting at revision {start} while this client holds revision {}; the pad state cannot be trusted",
+                        self.revision
+                    )));
+                }
+                let skip = self.revision - start;
+                let ours = if self.document.keeps_text() {
+                    self.fold_text(operations.get(), skip, deadline)
+                } else {
+                    self.fold_lengths(operations.get(), skip, deadline)
+                }
+                .map_err(|problem| self.refusal(problem))?;
+                self.own_entries += ours;
+                Event::History { ours }
+            }
+            ServerMsg::Language(language) => {
+                self.language = Some(text::clean_line(&language, MAX_LABEL_CHARS));
+                Event::Language(language)
+            }
+            ServerMsg::UserInfo {
+                id,
+                info: Some(info),
+            } => {
+                if self.users.len() < MAX_USERS || self.users.contains_key(&id) {
+                    self.users
+                        .insert(id, text::clean_line(&info.name, MAX_LABEL_CHARS));
+                }
+                Event::UserInfo { id, present: true }
+            }
+            ServerMsg::UserInfo { id, info: None } => {
+                self.users.remove(&id);
+                Event::UserInfo { id, present: false }
+            }
+            ServerMsg::UserCursor { id } => Event::UserCursor { id },
+        })
+    }
+}
+
+impl PadState {
+    /// Folds a History's entries into the text, each parsed whole; returns
+    /// how many were ours.
+    fn fold_text(&mut self, entries: &str, skip: u64, deadline: Instant) -> Result<u64, FoldError> {
+        let entries: Vec<UserOperation> = serde_json::from_str(entries)
+            .map_err(|error| FoldError::NotUnderstood(error.to_string()))?;
+        let mut ours = 0;
+        for (index, entry) in entries.iter().enumerate().skip(skip as usize) {
+            if index % DEADLINE_CHECK_EVERY == 0 && Instant::now() > deadline {
+                return Err(FoldError::Deadline);
+            }
+            let mine = Some(entry.id) == self.me;
+            let recorded = self
+                .since
+                .as_ref()
+                .is_some_and(|s| s.wants(self.revision + 1));
+            let before = (recorded && mine && !marks::changes_nothing(&entry.operation))
+                .then(|| self.document.rope().cloned())
+                .flatten();
+            self.document
+                .apply(&entry.operation)
+                .map_err(FoldError::CannotApply)?;
+            self.revision += 1;
+            if mine {
+                ours += 1;
+            }
+            if let Some(authorship) = &mut self.authorship {
+                authorship.follow(entry.id, &entry.operation);
+            }
+            if let (Some(since), Some(text)) = (&mut self.since, self.document.rope()) {
+                let operation = if recorded {
+                    entry.operation.to_seq()
+                } else {
+                    Default::default()
+                };
+                since.follow(self.revision, entry.id, operation, before, text);
+            }
+        }
+        Ok(ours)
+    }
+
+    /// Folds a History's entries into lengths, straight from the frame.
+    fn fold_lengths(
+        &mut self,
+        entries: &str,
+        skip: u64,
+        deadline: Instant,
+    ) -> Result<u64, FoldError> {
+        let from = Lengths {
+            length: self.document.len() as u64,
+            revision: self.revision,
+            ours: 0,
+        };
+        let folded = fold_lengths(
+            entries,
+            from,
+            skip,
+            self.me,
+            deadline,
+            DEADLINE_CHECK_EVERY as u64,
+        )?;
+        self.document.set_length(folded.length as usize);
+        self.revision = folded.revision;
+        Ok(folded.ours)
+    }
+
+    fn refusal(&self, problem: FoldError) -> Error {
+        Error::new(match problem {
+            FoldError::NotUnderstood(error) => format!(
+                "Rustpad sent a message this client does not understand ({}); the pad state cannot be trusted",
+                text::clean_line(&error, 200)
+            ),
+            FoldError::CannotApply(reason) => format!(
+                "Rustpad sent an edit this client cannot apply ({reason}); the pad state cannot be trusted"
+            ),
+            FoldError::Deadline => format!(
+                "pad \"{}\" has more history than this server could fold before its deadline",
+                self.id
+            ),
+        })
+    }
+}

@@ -1,0 +1,84 @@
+//! `append_to_document`: text added at the end of a pad; what people type
+//! elsewhere at the same moment stays as it is.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::args::{NonEmptyText, PadId};
+use super::schema::{self, described};
+use super::session::{check_limit, with_session, written};
+use super::schema::Fields;
+use super::tool::{Annotations, Call, Tool};
+use crate::result::ToolResult;
+use crate::rustpad::marks::Mark;
+use crate::rustpad::ot::Builder;
+use crate::rustpad::socket::Track;
+use crate::text::char_len;
+
+pub static TOOL: Tool = Tool {
+    name: "append_to_document",
+    title: "Append to a pad",
+    summary: "Add text at the end; concurrent edits elsewhere survive",
+    description,
+    annotations: Annotations {
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
+    },
+    asks_first: false,
+    input,
+    output,
+    run,
+};
+
+fn description() -> String {
+    "Adds text at the end of a pad. Everything else, including what people type at the same moment, stays as it is. The text is added exactly as given: start it with a newline to begin a new line.".to_string()
+}
+
+fn input() -> Fields {
+    schema::fields(
+        json!({
+            "id": schema::id(),
+            "text": described(schema::text(1), "Text to add at the end, exactly as given"),
+        }),
+        &["id", "text"],
+    )
+}
+
+fn output() -> Fields {
+    schema::written(
+        json!({ "appended_characters": schema::integer() }),
+        &["appended_characters"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Arguments<'a> {
+    #[serde(borrow)]
+    id: PadId<'a>,
+    #[serde(borrow)]
+    text: NonEmptyText<'a>,
+}
+
+fn run(call: &Call) -> ToolResult {
+    let Arguments {
+        id: PadId(id),
+        text: NonEmptyText(text),
+    } = call.arguments()?;
+    let appended = char_len(text);
+    let after = with_session(call.url, id, Track::LENGTH, |socket| {
+        let before = socket.document().len();
+        check_limit(before + appended)?;
+        let operation = Builder::new().retain(before).insert(text).finish();
+        socket.edit(Mark::Writer, operation)?;
+        Ok(socket.document().len())
+    })?;
+    written(
+        call.url,
+        id,
+        format!("Appended {appended} characters to pad \"{id}\" (now {after} characters)."),
+        after,
+        json!({ "appended_characters": appended }),
+    )
+}

@@ -1,0 +1,475 @@
+//! Tool arguments: read into each tool's own struct with serde, before any
+//! connection is made, so a bad call costs nothing and says what to fix.
+//!
+//! A tool's arguments come as a JSON object that the request parser already
+//! refused if it gave a key twice. [`names`] refuses a name the tool does
+//! not take and a required one that is missing (absent or `null`); [`read`]
+//! then reads the struct a tool declares, field by field in the order it
+//! declares them, so the first problem reported is that of the first
+//! argument. The newtypes below carry the rules of a value (a pad id, a text
+//! within Rustpad's limit) and say what is wrong in this server's words: a
+//! problem about "argument …" is completed with the argument's name by the
+//! reader, in one place ([`reader`]).
+
+mod reader;
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use super::locate::{EditSpec, MAX_EDITS};
+use crate::result::ToolError;
+use crate::rustpad::base::Base;
+use crate::text::{
+    MAX_DOCUMENT_CHARS, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOKEN_CHARS, char_len, clean_line,
+};
+
+/// The most lines a pad can have: one more than its characters.
+pub const MAX_LINE: usize = MAX_DOCUMENT_CHARS + 1;
+
+/// Refuses an argument `tool` does not take (`known`, in its schema's
+/// order) and a `required` one that is missing.
+pub fn names(
+    tool: &str,
+    known: &[&str],
+    required: &[&str],
+    map: &Map<String, Value>,
+) -> Result<(), ToolError> {
+    if let Some(unknown) = map.keys().find(|k| !known.contains(&k.as_str())) {
+        let takes = if known.is_empty() {
+            "no arguments".to_string()
+        } else {
+            known.join(", ")
+        };
+        return Err(ToolError::new(format!(
+            "unknown argument \"{}\": {tool} takes {takes}",
+            clean_line(unknown, 64)
+        )));
+    }
+    match required
+        .iter()
+        .find(|name| map.get(**name).is_none_or(Value::is_null))
+    {
+        Some(name) => Err(ToolError::new(format!(
+            "missing required argument \"{name}\""
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Reads `map` into `T`, checking its fields in the order `T` declares them.
+pub fn read<'a, T: Deserialize<'a>>(map: &'a Map<String, Value>) -> Result<T, ToolError> {
+    reader::read(map).map_err(|problem| ToolError::new(problem.to_string()))
+}
+
+/// A visitor of one kind of borrowed string, checked by `check`.
+struct Str<F> {
+    expecting: &'static str,
+    check: F,
+}
+
+impl<'de, T, F: FnOnce(&'de str) -> Result<T, String>> Visitor<'de> for Str<F> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<T, E> {
+        (self.check)(text).map_err(E::custom)
+    }
+}
+
+fn string<'de, D: Deserializer<'de>, T>(
+    deserializer: D,
+    check: impl FnOnce(&'de str) -> Result<T, String>,
+) -> Result<T, D::Error> {
+    deserializer.deserialize_str(Str {
+        expecting: "a string",
+        check,
+    })
+}
+
+/// A pad id: 1–100 of `A-Z a-z 0-9 . _ -`, and not `.` or `..`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PadId<'a>(pub &'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for PadId<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        string(deserializer, |id| check_id(id).map(PadId))
+    }
+}
+
+fn check_id(id: &str) -> Result<&str, String> {
+    if id.is_empty() || id.len() > MAX_ID_CHARS {
+        return Err(format!(
+            "invalid pad id: it must be 1–{MAX_ID_CHARS} characters long"
+        ));
+    }
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+    {
+        return Err(
+            "invalid pad id: only letters, digits, dot, underscore and hyphen are allowed".into(),
+        );
+    }
+    if id == "." || id == ".." {
+        return Err("invalid pad id: \".\" and \"..\" are not pad ids".into());
+    }
+    Ok(id)
+}
+
+/// Text of at most Rustpad's limit for a whole pad; may be empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Text<'a>(pub &'a str);
+
+/// Text of 1 to Rustpad's limit for a whole pad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NonEmptyText<'a>(pub &'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        string(deserializer, |text| check_text(text, 0).map(Text))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for NonEmptyText<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        string(deserializer, |text| check_text(text, 1).map(NonEmptyText))
+    }
+}
+
+fn check_text(text: &str, min: usize) -> Result<&str, String> {
+    let length = char_len(text);
+    if length < min {
+        return Err("argument must not be empty".into());
+    }
+    if length > MAX_DOCUMENT_CHARS {
+        return Err(format!(
+            "argument is {length} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS} for a whole pad"
+        ));
+    }
+    Ok(text)
+}
+
+/// A Monaco language id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Language<'a>(pub &'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Language<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        string(deserializer, |language| {
+            let valid = (1..=MAX_LANGUAGE_CHARS).contains(&language.len())
+                && language
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+#.-".contains(c));
+            if valid {
+                Ok(Language(language))
+            } else {
+                Err(format!(
+                    "invalid language: a Monaco language id is 1–{MAX_LANGUAGE_CHARS} letters, digits and + # . - (e.g. \"markdown\", \"rust\", \"plaintext\")"
+                ))
+            }
+        })
+    }
+}
+
+/// `confirm_token`: only its shape is checked here; the guard reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConfirmToken<'a>(pub &'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for ConfirmToken<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        string(deserializer, |token| {
+            if token.is_empty() || char_len(token) > MAX_TOKEN_CHARS {
+                Err(format!(
+                    "confirm_token must be 1–{MAX_TOKEN_CHARS} characters: pass exactly the token a previous call returned, or omit it"
+                ))
+            } else {
+                Ok(ConfirmToken(token))
+            }
+        })
+    }
+}
+
+/// The base a model read, as `get_document` and `edit_document` give it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GivenBase(pub Base);
+
+impl<'de> Deserialize<'de> for GivenBase {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        string(deserializer, |text| {
+            Base::parse(text).map(GivenBase).ok_or_else(|| {
+                "argument is not a base this server gives out (r<revision>.<16 hex digits>): pass the base from a get_document window or an edit_document result unchanged, or leave it out to edit the pad as it is now".to_string()
+            })
+        })
+    }
+}
+
+/// A yes-or-no argument; absent means no.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flag(pub bool);
+
+impl<'de> Deserialize<'de> for Flag {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Expecting;
+        impl Visitor<'_> for Expecting {
+            type Value = Flag;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("true or false")
+            }
+            fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Flag, E> {
+                Ok(Flag(flag))
+            }
+        }
+        deserializer.deserialize_bool(Expecting)
+    }
+}
+
+/// A 1-based line number, at most one past the longest pad's last line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Line(pub usize);
+
+impl<'de> Deserialize<'de> for Line {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Expecting;
+        impl Visitor<'_> for Expecting {
+            type Value = Line;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a whole line number from 1 to {MAX_LINE}")
+            }
+            fn visit_u64<E: de::Error>(self, line: u64) -> Result<Line, E> {
+                match usize::try_from(line) {
+                    Ok(line) if (1..=MAX_LINE).contains(&line) => Ok(Line(line)),
+                    _ => Err(E::invalid_value(de::Unexpected::Unsigned(line), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_u64(Expecting)
+    }
+}
+
+/// `edit_document`'s edits: 1–100 objects of old_text, new_text and an
+/// optional line, each checked in that order.
+#[derive(Debug)]
+pub struct Edits<'a>(pub Vec<EditSpec<'a>>);
+
+/// One item of `edits`, read from an object holding its fields and no other.
+struct GivenEdit<'a>(EditSpec<'a>);
+
+/// An edit's fields, in the order they are checked.
+const EDIT_FIELDS: &[&str] = &["old_text", "new_text", "line"];
+
+impl<'de> Deserialize<'de> for GivenEdit<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Expecting;
+        impl<'de> Visitor<'de> for Expecting {
+            type Value = GivenEdit<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object with old_text, new_text and optionally line")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut fields: A,
+            ) -> Result<GivenEdit<'de>, A::Error> {
+                let (mut old_text, mut new_text, mut line) = (None, None, None);
+                while let Some(field) = fields.next_key::<&str>()? {
+                    match field {
+                        "old_text" => old_text = Some(fields.next_value::<Text>()?.0),
+                        "new_text" => new_text = Some(fields.next_value::<Text>()?.0),
+                        _ => line = Some(fields.next_value::<Line>()?.0),
+                    }
+                }
+                let present = |text: Option<&'de str>, name: &str| {
+                    text.ok_or_else(|| {
+                        de::Error::custom(format!(
+                            "missing {name} (it may be empty, but it must be there)"
+                        ))
+                    })
+                };
+                Ok(GivenEdit(EditSpec {
+                    old_text: present(old_text, "old_text")?,
+                    new_text: present(new_text, "new_text")?,
+                    line,
+                }))
+            }
+        }
+        deserializer.deserialize_struct("an edit", EDIT_FIELDS, Expecting)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Edits<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Expecting;
+        impl<'de> Visitor<'de> for Expecting {
+            type Value = Edits<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an array of {old_text, new_text, line?} objects")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Edits<'de>, A::Error> {
+                let count = items.size_hint().unwrap_or(0);
+                if count == 0 || count > MAX_EDITS {
+                    return Err(de::Error::custom(format!(
+                        "argument must hold 1–{MAX_EDITS} edits; it holds {count}"
+                    )));
+                }
+                let mut edits = Vec::with_capacity(count);
+                while let Some(GivenEdit(edit)) = items.next_element()? {
+                    edits.push(edit);
+                }
+                Ok(Edits(edits))
+            }
+        }
+        deserializer.deserialize_seq(Expecting)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[derive(Deserialize, Debug)]
+    struct Sample<'a> {
+        #[serde(borrow)]
+        id: PadId<'a>,
+        #[serde(borrow)]
+        text: Option<NonEmptyText<'a>>,
+        line: Option<Line>,
+        #[serde(default)]
+        flag: Flag,
+        #[serde(borrow)]
+        edits: Option<Edits<'a>>,
+    }
+
+    fn problem(value: Value) -> String {
+        let map = value.as_object().unwrap().clone();
+        match read::<Sample>(&map) {
+            Ok(sample) => panic!("read {sample:?}"),
+            Err(error) => error.message().to_string(),
+        }
+    }
+
+    #[test]
+    fn refuses_unknown_and_missing_arguments() {
+        let map = json!({"id": "a", "dispatcher": 1})
+            .as_object()
+            .unwrap()
+            .clone();
+        let err = names("get_document", &["id"], &["id"], &map).unwrap_err();
+        assert_eq!(
+            err.message(),
+            "unknown argument \"dispatcher\": get_document takes id"
+        );
+        let map = json!({"id": null}).as_object().unwrap().clone();
+        let err = names("get_document", &["id"], &["id"], &map).unwrap_err();
+        assert_eq!(err.message(), "missing required argument \"id\"");
+        let map = json!({"x": 1}).as_object().unwrap().clone();
+        let err = names("get_stats", &[], &[], &map).unwrap_err();
+        assert!(err.message().contains("no arguments"), "{}", err.message());
+    }
+
+    #[test]
+    fn ids_are_plain_names() {
+        for bad in [
+            "",
+            ".",
+            "..",
+            "../etc",
+            "a/b",
+            "%2F",
+            "a b",
+            &"x".repeat(101),
+        ] {
+            assert!(check_id(bad).is_err(), "{bad}");
+        }
+        for good in ["notes", "a.b_c-d", "X9", &"x".repeat(100)] {
+            assert!(check_id(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn a_good_object_reads_into_the_struct() {
+        let map = json!({"edits": [{"line": 2, "new_text": "b", "old_text": "a"}], "id": "p", "flag": true, "line": 3, "text": "t"});
+        let sample: Sample = read(map.as_object().unwrap()).unwrap();
+        assert_eq!(sample.id, PadId("p"));
+        assert_eq!(sample.text, Some(NonEmptyText("t")));
+        assert_eq!((sample.line, sample.flag), (Some(Line(3)), Flag(true)));
+        let edits = sample.edits.unwrap().0;
+        assert_eq!(
+            (edits[0].old_text, edits[0].new_text, edits[0].line),
+            ("a", "b", Some(2))
+        );
+    }
+
+    #[test]
+    fn each_problem_names_its_argument_in_the_declared_order() {
+        assert_eq!(
+            problem(json!({"id": 5})),
+            "argument \"id\" must be a string"
+        );
+        assert_eq!(
+            problem(json!({"id": "a b"})),
+            "invalid pad id: only letters, digits, dot, underscore and hyphen are allowed"
+        );
+        assert_eq!(
+            problem(json!({"id": "a", "text": ""})),
+            "argument \"text\" must not be empty"
+        );
+        // The first declared field is reported, whatever order the object gives.
+        assert_eq!(
+            problem(json!({"line": 0, "id": "a", "text": 3})),
+            "argument \"text\" must be a string"
+        );
+        assert_eq!(
+            problem(json!({"id": "a", "line": 0})),
+            format!("argument \"line\" must be a whole line number from 1 to {MAX_LINE}")
+        );
+        assert_eq!(
+            problem(json!({"id": "a", "line": 1.5})),
+            format!("argument \"line\" must be a whole line number from 1 to {MAX_LINE}")
+        );
+        assert_eq!(
+            problem(json!({"id": "a", "flag": "yes"})),
+            "argument \"flag\" must be true or false"
+        );
+    }
+
+    #[test]
+    fn an_edit_names_its_number_and_field() {
+        let edit = |value: Value| {
+            problem(json!({"id": "a", "edits": [{"old_text": "x", "new_text": "y"}, value]}))
+        };
+        assert_eq!(
+            edit(json!(3)),
+            "edit 2: must be an object with old_text, new_text and optionally line"
+        );
+        assert_eq!(
+            edit(json!({"old_text": "x"})),
+            "edit 2: missing new_text (it may be empty, but it must be there)"
+        );
+        assert_eq!(
+            edit(json!({"old_text": "x", "new_text": "y", "lines": 1})),
+            "edit 2: unknown field \"lines\": an edit takes old_text, new_text and line"
+        );
+        assert_eq!(
+            edit(json!({"old_text": 1, "new_text": "y"})),
+            "edit 2: old_text must be a string"
+        );
+        assert_eq!(
+            edit(json!({"old_text": "x", "new_text": "y", "line": 0})),
+            format!("edit 2: line must be a whole line number from 1 to {MAX_LINE}")
+        );
+        assert_eq!(
+            problem(json!({"id": "a", "edits": []})),
+            "argument \"edits\" must hold 1–100 edits; it holds 0"
+        );
+        assert_eq!(
+            problem(json!({"id": "a", "edits": "x"})),
+            "argument \"edits\" must be an array of {old_text, new_text, line?} objects"
+        );
+    }
+}

@@ -1,0 +1,110 @@
+//! `count_lines`, a read tool that exists only in tests: it shows what
+//! adding a tool takes (this file and one line in the list in `tools`), and
+//! lets the catalogue and docs tests say what a real one would still need.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::args::PadId;
+use super::schema;
+use super::schema::Fields;
+use super::tool::{Annotations, Call, Tool};
+use crate::result::{self, ToolResult};
+use crate::rustpad::http;
+
+pub static TOOL: Tool = Tool {
+    name: "count_lines",
+    title: "Count a pad's lines",
+    summary: "How many lines a pad has",
+    description,
+    annotations: Annotations::READ,
+    asks_first: false,
+    input,
+    output,
+    run,
+};
+
+fn description() -> String {
+    "Counts the lines of a pad as an editor shows them.".to_string()
+}
+
+fn input() -> Fields {
+    schema::fields(json!({ "id": schema::id() }), &["id"])
+}
+
+fn output() -> Fields {
+    schema::fields(
+        json!({ "id": schema::string(), "lines": schema::line_number() }),
+        &["id", "lines"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Arguments<'a> {
+    #[serde(borrow)]
+    id: PadId<'a>,
+}
+
+fn run(call: &Call) -> ToolResult {
+    let Arguments { id: PadId(id) } = call.arguments()?;
+    let response = http::get(call.url, &format!("/api/text/{id}"))?;
+    let text = String::from_utf8_lossy(&response.body);
+    let lines = text.split('\n').count();
+    result::data(json!({ "id": id, "lines": lines }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::catalogue::is_essential;
+    use super::super::catalogue_docs::{self, ToolFacts, repository};
+    use super::super::{ALL, selection};
+    use super::TOOL;
+
+    #[test]
+    fn it_is_listed_and_offered_read_only_because_its_annotations_say_it_reads() {
+        assert!(ALL.contains(&&TOOL));
+        let offered = selection::select(None, None, true, &mut Vec::new()).unwrap();
+        assert!(offered.contains(&&TOOL));
+        assert_eq!(TOOL.definition()["annotations"]["readOnlyHint"], true);
+    }
+
+    /// What the one file and the one line leave to do: the docs, and the
+    /// tool lists of the Python and TypeScript suites (each of which a real
+    /// run of those suites would also catch, from `tools/list`).
+    #[test]
+    fn a_real_new_tool_would_still_need_its_docs_and_the_client_suites_lists() {
+        let facts: Vec<ToolFacts> = ALL
+            .iter()
+            .map(|tool| {
+                ToolFacts::of(
+                    &tool.definition(),
+                    tool.summary,
+                    tool.asks_first,
+                    is_essential(tool),
+                )
+            })
+            .collect();
+        let problems = catalogue_docs::problems(&repository(), &facts);
+        let places: Vec<&str> = problems
+            .iter()
+            .map(|problem| problem.split(':').next().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            places,
+            [
+                "docs/tools.md",
+                "docs/tools.md",
+                "README.md",
+                "tests/python/conftest.py",
+                "tests/python/test_tools_list.py",
+                "tests/python/test_tools_list.py",
+                "tests/typescript/tools-list.test.mjs",
+            ],
+            "{problems:#?}"
+        );
+        assert!(
+            problems.iter().all(|problem| problem.contains("count_lines")),
+            "{problems:#?}"
+        );
+    }
+}

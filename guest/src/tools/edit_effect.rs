@@ -1,0 +1,194 @@
+//! What an `edit_document` batch did (or, on a dry run, would do): the pad
+//! before and after, where each edit's text landed, and the result that
+//! reports it. The history entry that acknowledged the batch is the batch
+//! as Rustpad applied it, so the diff and the line ranges come from there.
+
+use operational_transform::OperationSeq;
+use ropey::Rope;
+use serde_json::{Map, Value, json};
+
+use super::catalogue::EPHEMERAL;
+use super::diff::{self, Diff};
+use super::locate::Plan;
+use crate::result::{self, ToolError, ToolResult};
+use crate::rustpad::base::Base;
+use crate::rustpad::ot::apply_to_rope;
+use crate::rustpad::rebase::{Rebased, rebase};
+use crate::rustpad::socket::PadSocket;
+use crate::rustpad::url::RustpadUrl;
+
+/// What the result says of the call.
+#[derive(Clone, Copy)]
+pub(super) struct Batch<'a> {
+    pub id: &'a str,
+    pub dry_run: bool,
+    /// Edits in the batch.
+    pub count: usize,
+}
+
+/// The pad before and after the batch, with where each edit's text landed.
+pub(super) struct Effect {
+    revision: u64,
+    before: Rope,
+    after: Rope,
+    /// Per edit, in the order given: its new text's range in `after`.
+    placed: Vec<(u64, u64)>,
+}
+
+impl Effect {
+    /// `operation` applied to `before`, with each edit's new text carried to
+    /// where it lands.
+    pub(super) fn of(
+        revision: u64,
+        before: Rope,
+        operation: &OperationSeq,
+        plan: &Plan,
+        rebased: &Rebased,
+        id: &str,
+    ) -> Result<Effect, ToolError> {
+        let mut after = before.clone();
+        apply_to_rope(&mut after, operation).map_err(|_| untrusted_history(id))?;
+        let placed = plan
+            .placed
+            .iter()
+            .map(|(start, end)| rebased.carry(*start, *end))
+            .collect();
+        Ok(Effect {
+            revision,
+            before,
+            after,
+            placed,
+        })
+    }
+}
+
+/// What the batch would do to the pad as it stands, for a dry run.
+pub(super) fn preview(
+    before: Rope,
+    revision: u64,
+    plan: &Plan,
+    rebased: &Rebased,
+    id: &str,
+) -> Result<Effect, ToolError> {
+    Effect::of(revision, before, &rebased.operation, plan, rebased, id)
+}
+
+/// What the batch did, from the history entry that acknowledged it.
+pub(super) fn applied(socket: &PadSocket, plan: &Plan, id: &str) -> Result<Effect, ToolError> {
+    let since = socket.since().expect("the session records from its base");
+    let entries = since.entries();
+    let Some(ours) = entries.iter().position(|entry| entry.before.is_some()) else {
+        return Err(untrusted_history(id));
+    };
+    let entry = &entries[ours];
+    // Carried over the same edits as Rustpad did, our operation is the one it applied.
+    let rebased = rebase(
+        plan.operation.clone(),
+        entries[..ours].iter().map(|e| &e.operation),
+    )
+    .map_err(|_| untrusted_history(id))?;
+    if rebased.operation != entry.operation {
+        return Err(ToolError::new(format!(
+            "The edits were written to pad \"{id}\", but Rustpad applied them differently from the way this server carried them over the edits since the base, so where they landed is unknown. Read the pad with get_document before editing it further."
+        )));
+    }
+    let before = entry.before.clone().unwrap_or_default();
+    let revision = since.revision() + ours as u64 + 1;
+    Effect::of(revision, before, &entry.operation, plan, &rebased, id)
+}
+
+pub(super) fn untrusted_history(id: &str) -> ToolError {
+    ToolError::new(format!(
+        "Rustpad's history of pad \"{id}\" does not fit together, so this server cannot place the edits; nothing was written by this call unless a later read shows otherwise. Read the pad again before editing it."
+    ))
+}
+
+/// The result: the diff, the new revision and base, and where each edit's
+/// text now stands (a dry run: what would happen, and whether it would ask).
+pub(super) fn report(
+    url: &RustpadUrl,
+    batch: &Batch,
+    effect: &Effect,
+    base: &Base,
+    would_ask: bool,
+) -> ToolResult {
+    let Batch { id, dry_run, count } = *batch;
+    let after_text = effect.after.to_string();
+    let (new_revision, new_base) = if dry_run {
+        (
+            effect.revision,
+            Base::of(effect.revision, &effect.before.to_string()),
+        )
+    } else {
+        (effect.revision, Base::of(effect.revision, &after_text))
+    };
+    let Diff { text: diff, cut } = diff::unified(
+        &effect.before.to_string(),
+        &after_text,
+        &format!("{id} (before)"),
+        &format!("{id} (after)"),
+    );
+    let ranges: Vec<Value> = effect
+        .placed
+        .iter()
+        .enumerate()
+        .map(|(index, (start, end))| {
+            let (first, last) = line_range(&effect.after, *start, *end);
+            json!({ "edit": index + 1, "start_line": first, "end_line": last })
+        })
+        .collect();
+    let edits = if count == 1 {
+        "1 edit".to_string()
+    } else {
+        format!("{count} edits")
+    };
+    let mut notes = vec![EPHEMERAL.to_string()];
+    if cut {
+        notes.push(format!(
+            "The diff was cut at {} characters; read the changed lines with get_document and the line ranges above.",
+            diff::MAX_DIFF_CHARS
+        ));
+    }
+    let mut payload = Map::new();
+    payload.insert("id".into(), json!(id));
+    payload.insert("url".into(), json!(url.share_link(id)));
+    payload.insert("characters".into(), json!(effect.after.len_chars()));
+    payload.insert("revision".into(), json!(new_revision));
+    payload.insert("base".into(), json!(new_base.to_string()));
+    payload.insert("dry_run".into(), json!(dry_run));
+    payload.insert("edits".into(), json!(ranges));
+    payload.insert("diff".into(), json!(diff));
+    payload.insert("diff_cut".into(), json!(cut));
+    let summary = if dry_run {
+        payload.insert("would_ask".into(), json!(would_ask));
+        let asking = if would_ask {
+            "Made for real, it would ask a person first."
+        } else {
+            "Made for real, it would not need a person's approval."
+        };
+        format!(
+            "Dry run: {edits} stated against base {base} would change pad \"{id}\" as the diff below shows; nothing was written. {asking} To make the edits, call edit_document again with the same edits and base {base}, without dry_run."
+        )
+    } else {
+        format!(
+            "Applied {edits} to pad \"{id}\" as one change: it is now at revision {new_revision} (base {new_base}, {} characters).\nLink: {}",
+            effect.after.len_chars(),
+            url.share_link(id)
+        )
+    };
+    payload.insert("note".into(), json!(notes.join(" ")));
+    result::untrusted_listing(&summary, &diff, payload)
+}
+
+/// The 1-based lines a range of characters covers; an empty range is on the
+/// line it points at.
+fn line_range(text: &Rope, start: u64, end: u64) -> (usize, usize) {
+    let clamp = |at: u64| (at as usize).min(text.len_chars());
+    let first = text.char_to_line(clamp(start)) + 1;
+    let last = if end > start {
+        text.char_to_line(clamp(end - 1)) + 1
+    } else {
+        first
+    };
+    (first, last)
+}

@@ -1,0 +1,124 @@
+//! `get_stats`: the Rustpad server's statistics, from its HTTP API.
+
+use serde_json::{Map, Value, json};
+
+use super::schema;
+use super::schema::Fields;
+use super::tool::{Annotations, Call, Tool};
+use crate::result::{self, ToolError, ToolResult};
+use crate::rustpad::http;
+
+pub static TOOL: Tool = Tool {
+    name: "get_stats",
+    title: "Rustpad server statistics",
+    summary: "Server start time and document counts",
+    description,
+    annotations: Annotations::READ,
+    asks_first: false,
+    input,
+    output,
+    run,
+};
+
+fn description() -> String {
+    "Returns the Rustpad server's statistics: when it started, how many pads it holds in memory, and how many it has persisted to its database (0 without one).".to_string()
+}
+
+fn input() -> Fields {
+    schema::fields(json!({}), &[])
+}
+
+fn output() -> Fields {
+    schema::fields(
+        json!({
+            "start_time": { "type": "integer", "description": "Server start, Unix seconds" },
+            "start_time_iso": schema::string(),
+            "num_documents": schema::integer(),
+            "database_size": schema::integer(),
+        }),
+        &[
+            "start_time",
+            "start_time_iso",
+            "num_documents",
+            "database_size",
+        ],
+    )
+}
+
+/// Integers JavaScript clients can hold exactly.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+/// The largest start time a date can show (the ECMAScript date range, in seconds).
+const MAX_TIMESTAMP_SECONDS: i64 = 8_640_000_000_000;
+
+fn run(call: &Call) -> ToolResult {
+    let response = http::get(call.url, "/api/stats")?;
+    let value: Value = serde_json::from_slice(&response.body)
+        .map_err(|_| ToolError::new("Rustpad's /api/stats answer is not valid JSON"))?;
+    let empty = Map::new();
+    let fields = value.as_object().unwrap_or(&empty);
+    let start_time = fields
+        .get("start_time")
+        .and_then(Value::as_i64)
+        .filter(|t| t.abs() <= MAX_TIMESTAMP_SECONDS)
+        .ok_or_else(|| {
+            ToolError::new("Rustpad's /api/stats answer has an unexpected shape: start_time is not a Unix timestamp")
+        })?;
+    let count = |name: &str| {
+        fields
+            .get(name)
+            .and_then(Value::as_u64)
+            .filter(|n| *n <= MAX_SAFE_INTEGER)
+            .ok_or_else(|| {
+                ToolError::new(format!(
+                    "Rustpad's /api/stats answer has an unexpected shape: {name} is not a whole number of documents"
+                ))
+            })
+    };
+    result::data(json!({
+        "start_time": start_time,
+        "start_time_iso": iso8601(start_time),
+        "num_documents": count("num_documents")?,
+        "database_size": count("database_size")?,
+    }))
+}
+
+/// Unix seconds as an ISO 8601 UTC timestamp, with JavaScript's expanded
+/// years (±YYYYYY) outside 0000–9999.
+fn iso8601(seconds: i64) -> String {
+    let days = seconds.div_euclid(86_400);
+    let secs = seconds.rem_euclid(86_400);
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let year = if (0..=9999).contains(&year) {
+        format!("{year:04}")
+    } else {
+        format!("{}{:06}", if year < 0 { '-' } else { '+' }, year.abs())
+    };
+    format!(
+        "{year}-{month:02}-{day:02}T{:02}:{:02}:{:02}.000Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iso8601;
+
+    #[test]
+    fn formats_timestamps_like_javascript() {
+        assert_eq!(iso8601(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso8601(1_795_994_559), "2026-11-29T23:22:39.000Z");
+        assert_eq!(iso8601(-1), "1969-12-31T23:59:59.000Z");
+        assert_eq!(iso8601(8_640_000_000_000), "+275760-09-13T00:00:00.000Z");
+    }
+}

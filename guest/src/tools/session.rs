@@ -1,0 +1,89 @@
+//! What the write tools share: a joined session that is always closed, the
+//! pad as the guard sees it, Rustpad's size limit, and the result every
+//! write returns.
+//!
+//! Each write joins the pad as `rustpad-mcp`, computes one whole-document
+//! operation against the snapshot it holds, sends it and waits for Rustpad's
+//! acknowledgement; Rustpad transforms it over whatever people typed
+//! meanwhile, so nobody's keystrokes are lost.
+
+use serde_json::{Value, json};
+
+use super::catalogue::EPHEMERAL;
+use crate::guard::Pad;
+use crate::result::{self, ToolError, ToolResult};
+use crate::rustpad::socket::{PadSocket, PadState, Track};
+use crate::rustpad::url::RustpadUrl;
+use crate::text::MAX_DOCUMENT_CHARS;
+
+/// Runs `work` on a joined session and always closes the socket afterwards.
+pub fn with_session<T>(
+    url: &RustpadUrl,
+    id: &str,
+    track: Track,
+    work: impl FnOnce(&mut PadSocket) -> Result<T, ToolError>,
+) -> Result<T, ToolError> {
+    let mut socket = PadSocket::join(url, id, track)?;
+    let outcome = work(&mut socket);
+    socket.close();
+    outcome
+}
+
+/// The pad's text, from a session that was opened to keep it.
+pub fn text_of(socket: &PadSocket) -> Result<String, ToolError> {
+    socket
+        .document()
+        .text()
+        .ok_or_else(|| ToolError::new("internal error: the session did not keep the pad's text"))
+}
+
+/// The pad as the guard checks an approval against it.
+pub fn pad_of(state: &PadState) -> Result<Pad<'_>, ToolError> {
+    Ok(Pad {
+        revision: state.revision(),
+        text: state.text()?,
+        record: state.since(),
+        connection: state
+            .me()
+            .ok_or_else(|| ToolError::new("Rustpad never told this client its identity"))?,
+    })
+}
+
+/// Refuses a write that would make the pad longer than Rustpad allows.
+pub fn check_limit(length: usize) -> Result<(), ToolError> {
+    if length > MAX_DOCUMENT_CHARS {
+        return Err(ToolError::new(format!(
+            "the pad would be {length} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS}; nothing was written"
+        )));
+    }
+    Ok(())
+}
+
+/// A write's structured content: the fields every write has, then `extra`.
+pub fn outcome(url: &RustpadUrl, id: &str, characters: usize, note: &str, extra: Value) -> Value {
+    let mut structured = json!({
+        "id": id,
+        "url": url.share_link(id),
+        "characters": characters,
+        "note": note,
+    });
+    if let (Some(all), Value::Object(extra)) = (structured.as_object_mut(), extra) {
+        all.extend(extra);
+    }
+    structured
+}
+
+/// The result of a write that changed the pad: the sentence, then the link.
+pub fn written(
+    url: &RustpadUrl,
+    id: &str,
+    sentence: String,
+    characters: usize,
+    extra: Value,
+) -> ToolResult {
+    let link = url.share_link(id);
+    result::reported(
+        format!("{sentence}\nLink: {link}"),
+        outcome(url, id, characters, EPHEMERAL, extra),
+    )
+}

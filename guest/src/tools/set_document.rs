@@ -1,0 +1,135 @@
+//! `set_document`: a pad's whole content replaced; a person is asked first
+//! when the pad is not empty, since the old content cannot be restored.
+
+use ropey::Rope;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::args::{PadId, Text};
+use super::schema::{self, described};
+use super::session::{outcome, pad_of, text_of, with_session, written};
+use super::schema::Fields;
+use super::tool::{Annotations, Call, Tool};
+use crate::digest;
+use crate::guard::Proposal;
+use crate::result::{self, ToolResult};
+use crate::rustpad::marks::Mark;
+use crate::rustpad::ot::Builder;
+use crate::rustpad::socket::Track;
+use crate::text::char_len;
+
+pub static TOOL: Tool = Tool {
+    name: "set_document",
+    title: "Replace a pad's content",
+    summary: "Replace the whole content; asks a person first when the pad is not empty",
+    description,
+    annotations: Annotations {
+        read_only: false,
+        destructive: true,
+        idempotent: true,
+        open_world: false,
+    },
+    asks_first: true,
+    input,
+    output,
+    run,
+};
+
+fn description() -> String {
+    "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content cannot be restored. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string()
+}
+
+fn input() -> Fields {
+    schema::fields(
+        json!({
+            "id": schema::id(),
+            "text": described(schema::text(0), "The complete new content; may be empty to clear the pad"),
+        }),
+        &["id", "text"],
+    )
+}
+
+fn output() -> Fields {
+    schema::written(
+        json!({ "changed": schema::boolean(), "characters_before": schema::integer() }),
+        &["changed", "characters_before"],
+    )
+}
+
+#[derive(Deserialize)]
+struct Arguments<'a> {
+    #[serde(borrow)]
+    id: PadId<'a>,
+    #[serde(borrow)]
+    text: Text<'a>,
+}
+
+fn run(call: &Call) -> ToolResult {
+    let Arguments {
+        id: PadId(id),
+        text: Text(text),
+    } = call.arguments()?;
+    let new_length = char_len(text);
+    let new_fingerprint = digest::fingerprint(text);
+    let content = |text: &Rope| digest::fingerprint(&text.to_string());
+    let track = Track::TEXT.since_at_most(call.asked_at());
+    let (before, after, changed) = with_session(call.url, id, track, |socket| {
+        let before = socket.document().len();
+        let old = text_of(socket)?;
+        if old == text {
+            return Ok((before, before, false));
+        }
+        if before > 0 {
+            let proposal = Proposal {
+                tool: TOOL.name,
+                pad: id,
+                arguments: vec![&new_fingerprint],
+                state_of: &content,
+                what: format!(
+                    "replace the entire content of pad \"{id}\" ({before} characters) with new content ({new_length} characters)"
+                ),
+                consequence: "The previous content cannot be restored.",
+                facts: vec![format!(
+                    "Lines now: {}; lines after: {}.",
+                    line_count(&old),
+                    line_count(text)
+                )],
+                values: Vec::new(),
+                title: format!("Replace the content of pad \"{id}\"?"),
+                hint: "Tick the box to replace it; leave it unticked to keep the pad as it is.",
+            };
+            call.approve(&proposal, &pad_of(socket)?)?;
+        }
+        let operation = Builder::new().delete(before).insert(text).finish();
+        // Whatever this removes, a person approved (a non-empty pad asks).
+        socket.edit(Mark::of(before > 0), operation)?;
+        Ok((before, socket.document().len(), true))
+    })?;
+    if !changed {
+        return result::reported(
+            format!("Pad \"{id}\" already has exactly this content; nothing was written."),
+            outcome(
+                call.url,
+                id,
+                after,
+                "Nothing was written.",
+                json!({ "changed": false, "characters_before": before }),
+            ),
+        );
+    }
+    written(
+        call.url,
+        id,
+        format!("Replaced the content of pad \"{id}\" ({before} → {new_length} characters)."),
+        after,
+        json!({ "changed": true, "characters_before": before }),
+    )
+}
+
+fn line_count(text: &str) -> usize {
+    if text.is_empty() {
+        0
+    } else {
+        text.lines().count().max(1)
+    }
+}

@@ -1,0 +1,164 @@
+//! What a tool is: one descriptor holding everything a client (or the docs)
+//! learns about it before calling it, and the handler that runs it.
+//!
+//! Each tool is one file in `tools/` that defines a `TOOL` of this type;
+//! [`super::catalogue::ALL`] lists them.
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::args;
+use super::schema::{self, Fields};
+use crate::guard::{Guard, Pad, Proposal, Verdict};
+use crate::result::{ToolError, ToolResult};
+use crate::rustpad::url::RustpadUrl;
+
+/// The four annotations every tool declares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Annotations {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+impl Annotations {
+    /// A tool that only reads (and so may be called again freely).
+    pub const READ: Annotations = Annotations {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: false,
+    };
+}
+
+/// One tool.
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// One line for the docs' tables (README, docs/tools.md).
+    pub summary: &'static str,
+    pub description: fn() -> String,
+    pub annotations: Annotations,
+    /// It may ask a person before it acts (👤 in the docs): it takes
+    /// `confirm_token`, which its input schema gets from here.
+    pub asks_first: bool,
+    /// Its own arguments, in the order they are checked.
+    pub input: fn() -> Fields,
+    /// What its `structuredContent` holds.
+    pub output: fn() -> Fields,
+    pub run: fn(&Call) -> ToolResult,
+}
+
+impl Tool {
+    /// RUSTPAD_READ_ONLY offers exactly the tools that say they only read.
+    pub fn is_read(&self) -> bool {
+        self.annotations.read_only
+    }
+
+    pub fn input_schema(&self) -> Value {
+        let Fields {
+            mut properties,
+            required,
+        } = (self.input)();
+        if self.asks_first {
+            properties["confirm_token"] = schema::token();
+        }
+        schema::object(properties, &required)
+    }
+
+    pub fn output_schema(&self) -> Value {
+        let Fields {
+            properties,
+            required,
+        } = (self.output)();
+        schema::object(properties, &required)
+    }
+
+    /// The entry `tools/list` shows for this tool.
+    pub fn definition(&self) -> Value {
+        let hints = self.annotations;
+        json!({
+            "name": self.name,
+            "title": self.title,
+            "description": (self.description)(),
+            "inputSchema": self.input_schema(),
+            "outputSchema": self.output_schema(),
+            "annotations": {
+                "title": self.title,
+                "readOnlyHint": hints.read_only,
+                "destructiveHint": hints.destructive,
+                "idempotentHint": hints.idempotent,
+                "openWorldHint": hints.open_world,
+            },
+        })
+    }
+
+    /// The argument names its schema lists, in order, and those required.
+    pub fn argument_names(&self) -> (Vec<String>, Vec<String>) {
+        let schema = self.input_schema();
+        let known = schema["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let required = schema["required"]
+            .as_array()
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        (known, required)
+    }
+}
+
+/// Tools are told apart by name: each is a `static`, and the catalogue
+/// lists each once.
+impl PartialEq for Tool {
+    fn eq(&self, other: &Tool) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Tool {}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "Tool({})", self.name)
+    }
+}
+
+/// What a handler gets: where Rustpad is, its arguments (already checked
+/// for names), and the guard for what needs a person.
+pub struct Call<'a> {
+    pub url: &'a RustpadUrl,
+    pub(super) arguments: &'a Map<String, Value>,
+    pub(super) guard: &'a Guard<'a>,
+}
+
+impl<'a> Call<'a> {
+    /// The arguments as the tool's own struct (see [`args::read`]).
+    pub fn arguments<T: Deserialize<'a>>(&self) -> Result<T, ToolError> {
+        args::read(self.arguments)
+    }
+
+    /// The revision this request's answer or token names (see
+    /// [`Guard::asked_at`]).
+    pub fn asked_at(&self) -> Option<u64> {
+        self.guard.asked_at()
+    }
+
+    /// Goes on only if the guard says the proposal may go ahead; a question
+    /// or a refusal ends the call.
+    pub fn approve(&self, proposal: &Proposal, pad: &Pad) -> Result<(), ToolError> {
+        match self.guard.approve(proposal, pad) {
+            Verdict::Go => Ok(()),
+            Verdict::Ask(question) => Err(ToolError::NeedsInput(Box::new(question))),
+            Verdict::Refuse(reason) => Err(ToolError::new(reason)),
+        }
+    }
+}
