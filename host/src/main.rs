@@ -25,6 +25,7 @@ mod stdio;
 mod tally;
 mod user_state;
 pub mod websocket;
+mod writers;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,11 +1,11 @@
 //! What the host running this component grants beyond WASI, and what follows
-//! from it. The rest of the guest reaches the outside world through the five
+//! from it. The rest of the guest reaches the outside world through the six
 //! modules re-exported here, whichever build it is:
 //!
 //! - for rustpad-mcp's own host, they are the imports of the `server` world:
 //!   a socket to Rustpad through the host's egress policy, questions pushed to
-//!   the client mid-call, and records (a tally of removals, call places) that
-//!   outlive one request;
+//!   the client mid-call, and records (a tally of removals, call places, the
+//!   connections this process wrote over) that outlive one request;
 //! - for a WebAssembly host (`wasi-http`), nothing outlives a request and
 //!   nothing can be pushed to the client: the socket is the component's own
 //!   (over `wasi:sockets`), and the guard's rules rest on the pad's history
@@ -20,9 +20,9 @@ pub mod tcp;
 pub mod websocket;
 
 #[cfg(not(feature = "wasi-http"))]
-pub use crate::bindings::rustpad::mcp::{calls, elicitation, tally, websocket};
+pub use crate::bindings::rustpad::mcp::{calls, elicitation, tally, websocket, writers};
 #[cfg(feature = "wasi-http")]
-pub use stateless::{calls, elicitation, tally};
+pub use stateless::{calls, elicitation, tally, writers};
 
 /// The host can put a question to the client in the middle of a 2025-11-25
 /// call (`elicitation/create` on the client's connection).
@@ -36,3 +36,7 @@ pub const STATELESS: bool = cfg!(feature = "wasi-http");
 /// HTTP requests to Rustpad go through a host that is not ours, which checks
 /// certificates its own way: `RUSTPAD_INSECURE_TLS` cannot reach them.
 pub const HOST_CHECKS_HTTP_CERTIFICATES: bool = cfg!(feature = "wasi-http");
+
+/// The host keeps a record of the connections this process wrote over, so
+/// a wait can tell this server's writes from people's.
+pub const KNOWS_OWN_WRITES: bool = cfg!(not(feature = "wasi-http"));

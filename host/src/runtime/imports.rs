@@ -1,6 +1,6 @@
 //! The component's imports beyond WASI, as this host grants them: the
-//! WebSocket through the egress policy, questions to the client, single use,
-//! running totals, and places for tool calls.
+//! WebSocket through the egress policy, questions to the client, running
+//! totals, places for tool calls, and the record of this process's writers.
 
 use std::time::Duration;
 
@@ -8,6 +8,7 @@ use wasmtime::component::Resource;
 
 use super::bindings::rustpad;
 use super::state::CallState;
+use crate::places::CallPlaces;
 use crate::websocket::Connection;
 
 impl rustpad::mcp::websocket::Host for CallState {}
@@ -86,14 +87,44 @@ impl rustpad::mcp::tally::Host for CallState {
 
 impl rustpad::mcp::calls::Host for CallState {
     async fn enter(&mut self) -> wasmtime::Result<Result<(), String>> {
+        Ok(self.take_place(CallPlaces::take))
+    }
+
+    async fn enter_wait(&mut self) -> wasmtime::Result<Result<(), String>> {
+        Ok(self.take_place(CallPlaces::take_for_waiting))
+    }
+}
+
+impl CallState {
+    /// One place per instance, held until it ends; no bound without places.
+    fn take_place(
+        &mut self,
+        take: impl Fn(&CallPlaces) -> Result<tokio::sync::OwnedSemaphorePermit, String>,
+    ) -> Result<(), String> {
         if self.place.is_some() {
-            return Ok(Ok(()));
+            return Ok(());
         }
         let Some(places) = &self.places else {
-            return Ok(Ok(()));
+            return Ok(());
         };
-        Ok(places.take().map(|place| {
+        take(places).map(|place| {
             self.place = Some(place);
-        }))
+        })
+    }
+}
+
+impl rustpad::mcp::writers::Host for CallState {
+    async fn note(
+        &mut self,
+        key: String,
+        number: u64,
+        last_revision: Option<u64>,
+    ) -> wasmtime::Result<()> {
+        self.writers.note(key, number, last_revision);
+        Ok(())
+    }
+
+    async fn noted(&mut self, key: String) -> wasmtime::Result<Vec<(u64, Option<u64>)>> {
+        Ok(self.writers.noted(&key))
     }
 }

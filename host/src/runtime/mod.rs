@@ -24,6 +24,7 @@ use crate::egress::Egress;
 use crate::places::CallPlaces;
 use crate::settings::Limits;
 use crate::tally::Tallies;
+use crate::writers::Writers;
 use state::{EgressHooks, MemoryCap, Refused, Waited};
 
 pub use bindings::{HttpHeaders, Reply, Startup};
@@ -144,6 +145,7 @@ pub struct Runtime {
     env: Vec<(String, String)>,
     egress: Arc<Egress>,
     tallies: Arc<Tallies>,
+    writers: Arc<Writers>,
     budget: Arc<MemoryBudget>,
 }
 
@@ -185,6 +187,7 @@ impl Runtime {
         rustpad::mcp::elicitation::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::tally::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::calls::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        rustpad::mcp::writers::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         let pre = ServerPre::new(linker.instantiate_pre(component)?)?;
         Ok(Runtime {
             engine,
@@ -192,6 +195,7 @@ impl Runtime {
             env,
             egress: Egress::new(None, false),
             tallies: Arc::new(Tallies::with_capacity(limits.tally_pads)),
+            writers: Arc::default(),
             budget: Arc::new(MemoryBudget::new(limits.memory_mib)),
         })
     }
@@ -222,6 +226,7 @@ impl Runtime {
             },
             egress: self.egress.clone(),
             tallies: self.tallies.clone(),
+            writers: self.writers.clone(),
             elicitor: grants.elicitor,
             places: grants.places,
             place: None,

@@ -19,6 +19,7 @@ use crate::budget::{MemoryBudget, Reservation};
 use crate::egress::Egress;
 use crate::places::CallPlaces;
 use crate::tally::Tallies;
+use crate::writers::Writers;
 
 /// Who the component asks when it needs a person (MCP elicitation).
 pub trait Elicitor: Send + Sync {
@@ -34,6 +35,7 @@ pub struct CallState {
     pub(super) limits: MemoryCap,
     pub(super) egress: Arc<Egress>,
     pub(super) tallies: Arc<Tallies>,
+    pub(super) writers: Arc<Writers>,
     pub(super) elicitor: Option<Arc<dyn Elicitor>>,
     /// Where tool calls get their place; none: no bound.
     pub(super) places: Option<Arc<CallPlaces>>,

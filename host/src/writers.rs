@@ -1,0 +1,109 @@
+//! Which of Rustpad's connections this process wrote over, per pad: what a
+//! call that waits for people to change a pad consults so that this
+//! server's own writes do not wake it. Shared by every instance in the
+//! process; the keys are the component's and mean nothing here.
+//!
+//! Bounded three ways: a few connections per pad (the newest kept), a number
+//! of pads (the one noted longest ago goes first), and a time (a note older
+//! than [`KEPT_FOR`] is forgotten). Forgetting only lets one of our own old
+//! writes end a wait, never hides a person's edit.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Connections kept per pad.
+const PER_PAD: usize = 32;
+/// Pads kept at once.
+const PADS: usize = 10_000;
+/// How long a note is kept.
+pub const KEPT_FOR: Duration = Duration::from_secs(60 * 60);
+
+/// One write: its connection, and the revision of its last entry once
+/// acknowledged.
+type Note = (u64, Option<u64>);
+
+#[derive(Default)]
+pub struct Writers {
+    pads: Mutex<HashMap<String, (Instant, VecDeque<Note>)>>,
+}
+
+impl Writers {
+    pub fn note(&self, key: String, number: u64, last_revision: Option<u64>) {
+        let now = Instant::now();
+        let mut pads = crate::lock(&self.pads);
+        if !pads.contains_key(&key) && pads.len() >= PADS {
+            pads.retain(|_, (noted, _)| now.duration_since(*noted) < KEPT_FOR);
+            if pads.len() >= PADS
+                && let Some(oldest) = pads
+                    .iter()
+                    .min_by_key(|(_, (noted, _))| *noted)
+                    .map(|(key, _)| key.clone())
+            {
+                pads.remove(&oldest);
+            }
+        }
+        let (noted, notes) = pads.entry(key).or_insert_with(|| (now, VecDeque::new()));
+        *noted = now;
+        match notes.iter_mut().find(|(n, _)| *n == number) {
+            Some(existing) => existing.1 = last_revision.or(existing.1),
+            None => {
+                if notes.len() >= PER_PAD {
+                    notes.pop_front();
+                }
+                notes.push_back((number, last_revision));
+            }
+        }
+    }
+
+    pub fn noted(&self, key: &str) -> Vec<Note> {
+        let now = Instant::now();
+        let pads = crate::lock(&self.pads);
+        match pads.get(key) {
+            Some((noted, notes)) if now.duration_since(*noted) < KEPT_FOR => {
+                notes.iter().copied().collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_is_noted_in_flight_then_with_its_revision() {
+        let writers = Writers::default();
+        writers.note("p".into(), 7, None);
+        assert_eq!(writers.noted("p"), [(7, None)]);
+        writers.note("p".into(), 7, Some(12));
+        writers.note("p".into(), 9, None);
+        assert_eq!(writers.noted("p"), [(7, Some(12)), (9, None)]);
+        assert!(writers.noted("q").is_empty());
+    }
+
+    #[test]
+    fn only_the_newest_connections_of_a_pad_are_kept() {
+        let writers = Writers::default();
+        for number in 0..100 {
+            writers.note("p".into(), number, Some(number));
+        }
+        let noted = writers.noted("p");
+        assert_eq!(noted.len(), PER_PAD);
+        assert_eq!(
+            noted.first(),
+            Some(&(100 - PER_PAD as u64, Some(100 - PER_PAD as u64)))
+        );
+    }
+
+    #[test]
+    fn a_full_record_forgets_the_pad_noted_longest_ago() {
+        let writers = Writers::default();
+        for pad in 0..=PADS {
+            writers.note(pad.to_string(), 1, None);
+        }
+        assert!(writers.noted("0").is_empty());
+        assert_eq!(writers.noted(&PADS.to_string()), [(1, None)]);
+    }
+}
