@@ -9,6 +9,7 @@ pub mod fold;
 pub mod http;
 pub mod marks;
 pub mod ot;
+pub mod positions;
 pub mod rebase;
 pub mod since;
 pub mod socket;

@@ -11,6 +11,11 @@
 //! the pad's user list, and `ClientInfo` naming us `rustpad-mcp` for writes,
 //! so people in the pad see who edits. Every History entry is folded; a write
 //! is acknowledged by the entry that carries our own Identity.
+//!
+//! While a write is applied, people see where: its caret goes to the first
+//! change (with a selection over the text it replaces) just before the edit,
+//! and leaves with the connection. The host is told the connection wrote
+//! (`grants::writers`), so a wait for people's edits is not woken by it.
 
 use std::time::{Duration, Instant};
 
@@ -21,7 +26,9 @@ use super::marks::{self, Mark};
 use super::state::{CLIENT_NAME, Event};
 pub use super::state::{PadState, Track};
 use super::url::RustpadUrl;
+use crate::digest;
 use crate::grants::websocket::Connection;
+use crate::grants::writers;
 
 /// How long the snapshot may take to arrive, from connecting.
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -123,25 +130,55 @@ impl PadSocket {
     /// and waits for Rustpad to acknowledge it, folding everyone else's edits
     /// meanwhile.
     pub fn edit(&mut self, mark: Mark, operation: serde_json::Value) -> Result<(), Error> {
-        self.edit_at(mark, self.revision, operation)
+        let shown = first_change(&operation);
+        self.edit_at(mark, self.revision, operation, shown)
     }
 
     /// Sends an edit built against the text at `revision` (at most the
     /// current one), after the entries of `mark` (see [`marks`]), which must
     /// be this connection's first: Rustpad transforms the edit over every
     /// edit since, as it does for any client whose edit crossed others in
-    /// flight, and the marks change nothing it transforms over.
+    /// flight, and the marks change nothing it transforms over. `shown` is
+    /// where people see this server's caret meanwhile, in the current text
+    /// (see [`first_change`]).
     pub fn edit_at(
         &mut self,
         mark: Mark,
         revision: u64,
         operation: serde_json::Value,
+        shown: Option<Change>,
     ) -> Result<(), Error> {
-        if self.me.is_none() {
+        let Some(me) = self.me else {
             return Err(Error::new("Rustpad never told this client its identity"));
-        }
+        };
         debug_assert!(revision <= self.revision);
         debug_assert_eq!(self.own_entries, 0, "a mark goes first");
+        // Noted before anything is sent, so a wait that sees the entries
+        // first already knows them; noted again with the revision reached,
+        // however the write ends, so a note never outlives what it covers
+        // (a late entry past it only wakes a wait).
+        let writers_key = writers_key(&self.state.id);
+        writers::note(&writers_key, me, None);
+        let outcome = self.send_and_confirm(mark, revision, operation, shown);
+        writers::note(&writers_key, me, Some(self.revision));
+        outcome
+    }
+
+    fn send_and_confirm(
+        &mut self,
+        mark: Mark,
+        revision: u64,
+        operation: serde_json::Value,
+        shown: Option<Change>,
+    ) -> Result<(), Error> {
+        if let Some(Change { at, replaced }) = shown {
+            let selections: &[[u64; 2]] = if replaced > 0 {
+                &[[at, at + replaced]]
+            } else {
+                &[]
+            };
+            self.send(&json!({ "CursorData": { "cursors": [at], "selections": selections } }))?;
+        }
         let keep_all = marks::keep_all(self.document.len());
         for _ in 0..mark.entries() {
             // Pipelined: each is a whole-text keep at the current revision.
@@ -159,6 +196,22 @@ impl PadSocket {
             }
         }
         Ok(())
+    }
+
+    /// Reads and folds what Rustpad sends next, waiting until `until` at
+    /// most: the event, or None when nothing came in time.
+    pub fn next_event(&mut self, until: Instant) -> Result<Option<Event>, Error> {
+        match self.frame(until) {
+            // Folding what came gets its own time, however near `until` is.
+            Ok(Some(frame)) => self
+                .state
+                .absorb(&frame, Instant::now() + SNAPSHOT_TIMEOUT)
+                .map(Some),
+            Ok(None) => Ok(None),
+            Err(reason) => Err(Error::new(format!(
+                "the collaboration socket ended: {reason}"
+            ))),
+        }
     }
 
     /// Sets the language and waits until Rustpad relays it back to us.
@@ -191,9 +244,7 @@ impl PadSocket {
 
     /// Reads one message and folds it into the session state.
     fn receive(&mut self, deadline: Instant, awaiting: &str) -> Result<Event, Error> {
-        let left = deadline.saturating_duration_since(Instant::now());
-        let timeout_ms = left.as_millis().min(u32::MAX as u128) as u32;
-        let frame = match self.connection.recv(timeout_ms) {
+        let frame = match self.frame(deadline) {
             Ok(Some(frame)) => frame,
             Ok(None) => {
                 return Err(Error::new(format!(
@@ -208,6 +259,49 @@ impl PadSocket {
         };
         self.state.absorb(&frame, deadline)
     }
+
+    /// The next frame, or None if none came before `deadline`.
+    fn frame(&self, deadline: Instant) -> Result<Option<String>, String> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let timeout_ms = left.as_millis().min(u32::MAX as u128) as u32;
+        self.connection.recv(timeout_ms)
+    }
+}
+
+/// The key the host files this process's writers to pad `id` under.
+pub fn writers_key(id: &str) -> String {
+    digest::digest(&["writers", id])
+}
+
+/// Where an operation first changes the text it applies to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Change {
+    /// The offset, in code points.
+    pub at: u64,
+    /// How much of the text from there it removes in that change.
+    pub replaced: u64,
+}
+
+/// The first change of an operation in Rustpad's wire form (retains as
+/// positive numbers, deletions as negative ones, insertions as strings).
+pub fn first_change(operation: &serde_json::Value) -> Option<Change> {
+    let parts = operation.as_array()?;
+    let mut at = 0u64;
+    let mut parts = parts.iter().peekable();
+    while let Some(n) = parts.peek().and_then(|part| part.as_u64()) {
+        at += n;
+        parts.next();
+    }
+    parts.peek()?;
+    let mut replaced = 0u64;
+    for part in parts {
+        match (part.as_i64(), part.is_string()) {
+            (Some(n), _) if n < 0 => replaced += n.unsigned_abs(),
+            (_, true) => {}
+            _ => break,
+        }
+    }
+    Some(Change { at, replaced })
 }
 
 /// Once an edit is sent, a failure no longer means "nothing happened".
@@ -216,4 +310,25 @@ fn unknown_outcome(error: Error) -> Error {
         "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown. Check before deciding what to do: read the pad with get_document, or call get_changes with the base you read. Repeating edit_document with the same base is safe (a batch that landed is refused, not made twice); repeating any other write is not: if the first one landed, its change would be made twice (append_to_document would add its text again).",
         error.message()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_write_shows_its_first_change() {
+        let change = |operation: serde_json::Value| first_change(&operation);
+        assert_eq!(
+            change(json!([3, "ab", -2, 4])),
+            Some(Change { at: 3, replaced: 2 })
+        );
+        assert_eq!(
+            change(json!([3, -2, "ab", -1, 4, -5])),
+            Some(Change { at: 3, replaced: 3 })
+        );
+        assert_eq!(change(json!(["ab"])), Some(Change { at: 0, replaced: 0 }));
+        assert_eq!(change(json!([5])), None);
+        assert_eq!(change(json!([])), None);
+    }
 }

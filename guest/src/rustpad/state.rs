@@ -1,7 +1,7 @@
 //! The pad as a session knows it: everything folded from Rustpad's messages
 //! so far (the identity it was given, the revision, the text or its length,
-//! the language, the people in the pad, and what the session tracks besides:
-//! a record of recent edits, who wrote what). Separate from the connection
+//! the language, the people in the pad and where their carets are, and what
+//! the session tracks besides: a record of recent edits, who wrote what). Separate from the connection
 //! ([`super::socket`]), so it can be driven, and fuzzed, with frames from
 //! anywhere.
 
@@ -16,6 +16,7 @@ use super::authorship::Authorship;
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::marks;
 use super::ot::{Document, Operation};
+use super::positions::Positions;
 use super::since::Since;
 use crate::text::{self, MAX_LABEL_CHARS};
 
@@ -43,6 +44,7 @@ enum ServerMsg<'a> {
     },
     UserCursor {
         id: u64,
+        data: Positions,
     },
 }
 
@@ -141,6 +143,8 @@ pub struct PadState {
     pub(super) document: Document,
     pub(super) language: Option<String>,
     pub(super) users: BTreeMap<u64, String>,
+    /// Carets and selections of other connections, at `revision`.
+    pub(super) positions: BTreeMap<u64, Positions>,
     pub(super) since: Option<Since>,
     pub(super) authorship: Option<Authorship>,
     /// Entries of this connection's own in the history so far.
@@ -160,6 +164,7 @@ impl PadState {
             },
             language: None,
             users: BTreeMap::new(),
+            positions: BTreeMap::new(),
             since: track.since.map(Since::from),
             authorship: track.authorship.then(Authorship::new),
             own_entries: 0,
@@ -228,6 +233,15 @@ impl PadState {
             .collect()
     }
 
+    /// Where the others who have the pad open and said who they are have
+    /// their carets and selections, by name, in connection order.
+    pub fn people_positions(&self) -> Vec<(&str, &Positions)> {
+        self.positions
+            .iter()
+            .filter_map(|(id, positions)| Some((self.user_name(*id)?, positions)))
+            .collect()
+    }
+
     /// Parses one frame from Rustpad and folds it in.
     pub fn absorb(&mut self, frame: &str, deadline: Instant) -> Result<Event, Error> {
         // A long History, when only lengths are kept, is folded as it is read.
@@ -241,6 +255,10 @@ impl PadState {
             if let Some(folded) = fold_history_frame(frame, from, self.me, deadline, check_every) {
                 let folded = folded.map_err(|problem| self.refusal(problem))?;
                 self.document.set_length(folded.length as usize);
+                if folded.revision != self.revision {
+                    // Positions cannot be carried over edits not kept.
+                    self.positions.clear();
+                }
                 self.revision = folded.revision;
                 self.own_entries += folded.ours;
                 return Ok(Event::History { ours: folded.ours });
@@ -294,9 +312,17 @@ impl PadState {
             }
             ServerMsg::UserInfo { id, info: None } => {
                 self.users.remove(&id);
+                self.positions.remove(&id);
                 Event::UserInfo { id, present: false }
             }
-            ServerMsg::UserCursor { id } => Event::UserCursor { id },
+            ServerMsg::UserCursor { id, data } => {
+                if data.is_empty() || Some(id) == self.me {
+                    self.positions.remove(&id);
+                } else if self.positions.len() < MAX_USERS || self.positions.contains_key(&id) {
+                    self.positions.insert(id, data);
+                }
+                Event::UserCursor { id }
+            }
         })
     }
 }
@@ -323,6 +349,9 @@ impl PadState {
             self.document
                 .apply(&entry.operation)
                 .map_err(FoldError::CannotApply)?;
+            for positions in self.positions.values_mut() {
+                positions.carry_over(&entry.operation);
+            }
             self.revision += 1;
             if mine {
                 ours += 1;
@@ -363,6 +392,10 @@ impl PadState {
             DEADLINE_CHECK_EVERY as u64,
         )?;
         self.document.set_length(folded.length as usize);
+        if folded.revision != self.revision {
+            // Positions cannot be carried over edits not kept.
+            self.positions.clear();
+        }
         self.revision = folded.revision;
         Ok(folded.ours)
     }

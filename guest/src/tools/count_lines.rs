@@ -19,6 +19,7 @@ pub static TOOL: Tool = Tool {
     description,
     annotations: Annotations::READ,
     asks_first: false,
+    waits: false,
     input,
     output,
     run,

@@ -28,6 +28,7 @@ pub static TOOL: Tool = Tool {
         open_world: false,
     },
     asks_first: false,
+    waits: false,
     input,
     output,
     run,

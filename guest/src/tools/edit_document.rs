@@ -31,7 +31,7 @@ use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::marks::{Class, Mark};
 use crate::rustpad::rebase::rebase;
 use crate::rustpad::since::Since;
-use crate::rustpad::socket::{PadSocket, Track};
+use crate::rustpad::socket::{PadSocket, Track, first_change};
 use crate::text::MAX_DOCUMENT_CHARS;
 
 pub static TOOL: Tool = Tool {
@@ -46,13 +46,14 @@ pub static TOOL: Tool = Tool {
         open_world: false,
     },
     asks_first: true,
+    waits: false,
     input,
     output,
     run,
 };
 
 fn description() -> String {
-    format!("Makes up to {MAX_EDITS} exact-text edits to a pad as one change. Each edit replaces old_text with new_text; old_text must occur exactly once in the text, or exactly once starting on the given line. An empty old_text with a line inserts new_text at the start of that line (one past the last line appends at the very end; start new_text with a line break if the pad does not end with one). All edits are located in the same text and must not overlap. Pass the base from a get_document window (or an earlier edit_document result) to state the edits against that text: edits people made since are kept, and your edits land where you read them. Without a base the pad as it is now is used. Any problem refuses the whole batch and nothing is written. The result has a unified diff, the new revision and base, and the lines each edit's new text now occupies. dry_run: true returns the diff and whether a person would be asked, and writes nothing. A person is asked first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when the change would remove {}, {}.", removal_threshold(), removals_counted())
+    format!("Makes up to {MAX_EDITS} exact-text edits to a pad as one change. Each edit replaces old_text with new_text; old_text must occur exactly once in the text, or exactly once starting on the given line. An empty old_text with a line inserts new_text at the start of that line (one past the last line appends at the very end; start new_text with a line break if the pad does not end with one). All edits are located in the same text and must not overlap. Pass the base from a get_document window (or an earlier edit_document result) to state the edits against that text: edits people made since are kept, and your edits land where you read them. Without a base the pad as it is now is used. Any problem refuses the whole batch and nothing is written. The result has a unified diff, the new revision and base, and the lines each edit's new text now occupies, with the names of anyone whose caret or selection is on them. dry_run: true returns the diff and whether a person would be asked, and writes nothing. A person is asked first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when the change would remove {}, {}.", removal_threshold(), removals_counted())
 }
 
 fn input() -> Fields {
@@ -97,13 +98,18 @@ fn output() -> Fields {
                 "would_ask": described(schema::boolean(), "Dry run only: whether making the edits would ask a person first"),
                 "edits": {
                     "type": "array",
-                    "description": "For each edit, in the order given, the lines its new text occupies in the result",
+                    "description": "For each edit, in the order given, the lines its new text occupies in the result, and who is working there",
                     "items": {
                         "type": "object",
                         "properties": {
                             "edit": schema::line_number(),
                             "start_line": schema::line_number(),
                             "end_line": schema::line_number(),
+                            "people": {
+                                "type": "array",
+                                "items": schema::string(),
+                                "description": "Present when someone has a caret or selection on these lines: their names, with control characters removed",
+                            },
                         },
                         "required": ["edit", "start_line", "end_line"],
                         "additionalProperties": false,
@@ -256,7 +262,8 @@ fn carry_out(
     let removal = Ledger::of(id, socket.authorship(), &at_work).judge(pad_chars, change);
     if request.dry_run {
         let before = socket.text()?.clone();
-        let effect = preview(before, socket.revision(), &plan, &rebased, id)?;
+        let effect = preview(before, socket.revision(), &plan, &rebased, id)?
+            .with_people(socket, Some(&rebased.operation));
         return Ok((effect, base, removal.needs_person()));
     }
     let asks = removal.needs_person() || !go_unasked(id, &removal);
@@ -271,8 +278,11 @@ fn carry_out(
         call.approve(&proposal, &pad_of(socket)?)?;
     }
     let wire = serde_json::to_value(&plan.operation).unwrap_or_default();
-    socket.edit_at(Mark::of(asks), base.revision, wire)?;
-    Ok((applied(socket, &plan, id)?, base, false))
+    // People see this server's caret where the batch first changes the pad as it is now.
+    let shown = first_change(&serde_json::to_value(&rebased.operation).unwrap_or_default());
+    socket.edit_at(Mark::of(asks), base.revision, wire, shown)?;
+    let effect = applied(socket, &plan, id)?.with_people(socket, None);
+    Ok((effect, base, false))
 }
 
 /// The base the edits are stated against, checked against the pad's history,

@@ -2,6 +2,8 @@
 //! before and after, where each edit's text landed, and the result that
 //! reports it. The history entry that acknowledged the batch is the batch
 //! as Rustpad applied it, so the diff and the line ranges come from there.
+//! Which edits changed a line where someone is working is said, never
+//! refused: anyone can select a whole pad.
 
 use operational_transform::OperationSeq;
 use ropey::Rope;
@@ -10,11 +12,14 @@ use serde_json::{Map, Value, json};
 use super::catalogue::EPHEMERAL;
 use super::diff::{self, Diff};
 use super::locate::Plan;
+use super::people::{self, Person};
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::base::Base;
 use crate::rustpad::ot::apply_to_rope;
+use crate::rustpad::positions::Positions;
 use crate::rustpad::rebase::{Rebased, rebase};
 use crate::rustpad::socket::PadSocket;
+use crate::rustpad::state::PadState;
 use crate::rustpad::url::RustpadUrl;
 
 /// What the result says of the call.
@@ -33,6 +38,8 @@ pub(super) struct Effect {
     after: Rope,
     /// Per edit, in the order given: its new text's range in `after`.
     placed: Vec<(u64, u64)>,
+    /// Where people are working in `after`.
+    people: Vec<Person>,
 }
 
 impl Effect {
@@ -58,7 +65,34 @@ impl Effect {
             before,
             after,
             placed,
+            people: Vec::new(),
         })
+    }
+
+    /// With where people are working in the text after the batch: in a dry
+    /// run, their places now carried over the batch (`carried_over`); once
+    /// applied, their places as `state` holds them, when it holds no edit
+    /// after the batch's.
+    pub(super) fn with_people(
+        mut self,
+        state: &PadState,
+        carried_over: Option<&OperationSeq>,
+    ) -> Effect {
+        let mut positions: Vec<(&str, Positions)> = state
+            .people_positions()
+            .into_iter()
+            .map(|(name, at)| (name, at.clone()))
+            .collect();
+        match carried_over {
+            Some(operation) => positions
+                .iter_mut()
+                .for_each(|(_, at)| at.carry_over_seq(operation)),
+            None if state.revision() != self.revision => return self,
+            None => {}
+        }
+        let named = positions.iter().map(|(name, at)| (*name, at));
+        self.people = people::located(named, &self.after);
+        self
     }
 }
 
@@ -128,13 +162,31 @@ pub(super) fn report(
         &format!("{id} (before)"),
         &format!("{id} (after)"),
     );
+    let mut beside = Vec::new();
     let ranges: Vec<Value> = effect
         .placed
         .iter()
         .enumerate()
         .map(|(index, (start, end))| {
             let (first, last) = line_range(&effect.after, *start, *end);
-            json!({ "edit": index + 1, "start_line": first, "end_line": last })
+            let mut range = json!({ "edit": index + 1, "start_line": first, "end_line": last });
+            let names: Vec<&str> = effect
+                .people
+                .iter()
+                .filter(|person| person.is_on(first, last))
+                .map(|person| person.name.as_str())
+                .take(people::MAX_PEOPLE_SHOWN)
+                .collect();
+            if !names.is_empty() {
+                beside.push(format!(
+                    "Edit {} changed a line where {} {} working.",
+                    index + 1,
+                    names.join(", "),
+                    if names.len() == 1 { "is" } else { "are" }
+                ));
+                range["people"] = json!(names);
+            }
+            range
         })
         .collect();
     let edits = if count == 1 {
@@ -177,7 +229,11 @@ pub(super) fn report(
         )
     };
     payload.insert("note".into(), json!(notes.join(" ")));
-    result::untrusted_listing(&summary, &diff, payload)
+    let mut body = diff;
+    if !beside.is_empty() {
+        body = format!("{}\n\n{}", body.trim_end(), beside.join("\n"));
+    }
+    result::untrusted_listing(&summary, &body, payload)
 }
 
 /// The 1-based lines a range of characters covers; an empty range is on the

@@ -11,10 +11,11 @@
 use std::collections::HashMap;
 
 use serde::Deserialize;
-use serde_json::{Map, json};
+use serde_json::{Map, Value, json};
 
 use super::args::{GivenBase, PadId};
 use super::diff::{self, Diff};
+use super::people;
 use super::schema::{self, described};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
@@ -29,6 +30,7 @@ pub static TOOL: Tool = Tool {
     description,
     annotations: Annotations::READ,
     asks_first: false,
+    waits: false,
     input,
     output,
     run,
@@ -48,7 +50,7 @@ fn input() -> Fields {
     )
 }
 
-fn output() -> Fields {
+pub(super) fn output() -> Fields {
     schema::fields(
         schema::joined(
             schema::untrusted(),
@@ -76,6 +78,7 @@ fn output() -> Fields {
                 "diff": described(schema::string(), "Unified line diff from the text at the base to now, pad text with control characters removed; empty when unchanged or too different"),
                 "diff_cut": described(schema::boolean(), "Whether the diff was cut to fit the result"),
                 "too_different": described(schema::boolean(), "The texts differ too much for a diff: read the pad again instead"),
+                "people": described(people::schema(), "Present when someone has a caret in the pad: where the others who have it open are working now"),
                 "note": schema::string(),
             }),
         ),
@@ -122,15 +125,33 @@ fn run(call: &Call) -> ToolResult {
     let socket = PadSocket::look(call.url, id, Track::text_since(base.revision))?;
     let outcome = changes(&socket, id, &base);
     socket.close();
-    outcome
+    outcome.map(Changes::into_result)?
 }
 
-fn changes(socket: &PadSocket, id: &str, base: &Base) -> ToolResult {
+/// What changed, laid out as the result says it.
+pub(super) struct Changes {
+    /// This server's sentence.
+    pub summary: String,
+    /// Pad content: authors, the diff, where people are.
+    pub body: String,
+    pub payload: Map<String, Value>,
+}
+
+impl Changes {
+    pub fn into_result(self) -> ToolResult {
+        result::untrusted_listing(&self.summary, &self.body, self.payload)
+    }
+}
+
+/// What changed in the pad `socket` looked at since `base` (which it
+/// records from).
+pub(super) fn changes(socket: &PadSocket, id: &str, base: &Base) -> Result<Changes, ToolError> {
     let since = socket.since().expect("the session records from the base");
     let then = base
         .find(since)
         .map_err(|stale| stale_base(stale, id, base, socket.revision()))?;
     let now = socket.text()?;
+    let people = people::in_text(socket, now);
     let revision = socket.revision();
     let current = Base::of(revision, &now.to_string());
 
@@ -219,6 +240,9 @@ fn changes(socket: &PadSocket, id: &str, base: &Base) -> ToolResult {
         json!(diff.as_ref().is_some_and(|d| d.cut)),
     );
     payload.insert("too_different".into(), json!(diff.is_none()));
+    if !people.is_empty() {
+        payload.insert("people".into(), people::to_json(&people));
+    }
     if !notes.is_empty() {
         payload.insert("note".into(), json!(notes.join(" ")));
     }
@@ -250,10 +274,17 @@ fn changes(socket: &PadSocket, id: &str, base: &Base) -> ToolResult {
         body.push('\n');
         body.push_str(&diff.text);
     }
-    result::untrusted_listing(&summary, body.trim_end(), payload)
+    if let Some(listing) = people::listing(&people) {
+        body = format!("{}\n\n{listing}", body.trim_end());
+    }
+    Ok(Changes {
+        summary,
+        body: body.trim().to_string(),
+        payload,
+    })
 }
 
-fn stale_base(stale: Stale, id: &str, base: &Base, now: u64) -> ToolError {
+pub(super) fn stale_base(stale: Stale, id: &str, base: &Base, now: u64) -> ToolError {
     let why = match stale {
         Stale::Unreached => format!(
             "base {base} names revision {}, but pad \"{id}\" now has only {now} revision(s)",

@@ -1,24 +1,33 @@
-//! `get_document_info`: a pad's length, revision, language and who has it
-//! open, looked at over the collaboration socket without joining it.
+//! `get_document_info`: a pad's length, revision, language, who has it
+//! open and where they are working, looked at over the collaboration socket
+//! without joining it.
+//!
+//! The look folds lengths only (cheap on a long history), so the lines and
+//! columns of people's carets come from the text read over HTTP, and only
+//! when that text is as long as the look said: a pad that changed between
+//! the two says so instead.
 
 use serde::Deserialize;
 use serde_json::{Map, json};
 
 use super::args::PadId;
 use super::catalogue::EPHEMERAL;
-use super::schema;
-use super::schema::Fields;
+use super::people;
+use super::schema::{self, Fields, described};
 use super::tool::{Annotations, Call, Tool};
 use crate::result::{self, ToolResult};
+use crate::rustpad::http;
+use crate::rustpad::positions::Positions;
 use crate::rustpad::socket::{PadSocket, Track};
 
 pub static TOOL: Tool = Tool {
     name: "get_document_info",
     title: "Inspect a pad",
-    summary: "Length, revision, language and who has the pad open",
+    summary: "Length, revision, language, who has the pad open and where they are working",
     description,
     annotations: Annotations::READ,
     asks_first: false,
+    waits: false,
     input,
     output,
     run,
@@ -26,7 +35,7 @@ pub static TOOL: Tool = Tool {
 
 fn description() -> String {
     format!(
-        "Looks at a pad over Rustpad's collaboration socket without joining it visibly: its length in characters, its revision (number of edits), its editor language and the names of the people who have it open right now. {EPHEMERAL}"
+        "Looks at a pad over Rustpad's collaboration socket without joining it visibly: its length in characters, its revision (number of edits), its editor language, the names of the people who have it open right now, and where they have their carets and selections (lines and columns). {EPHEMERAL}"
     )
 }
 
@@ -45,6 +54,7 @@ fn output() -> Fields {
                 "revision": schema::integer(),
                 "language": schema::string(),
                 "active_users": { "type": "array", "items": schema::string() },
+                "people": described(people::schema(), "Present when someone has a caret in the pad"),
                 "note": schema::string(),
             }),
         ),
@@ -81,7 +91,27 @@ fn run(call: &Call) -> ToolResult {
         json!(socket.language().unwrap_or("plaintext (default)")),
     );
     payload.insert("active_users".into(), json!(socket.other_users()));
-    payload.insert("note".into(), json!(EPHEMERAL));
+    let positions: Vec<(String, Positions)> = socket
+        .people_positions()
+        .into_iter()
+        .map(|(name, positions)| (name.to_string(), positions.clone()))
+        .collect();
+    let length = socket.document().len();
     socket.close();
+    let mut note = EPHEMERAL.to_string();
+    if !positions.is_empty() {
+        let text = http::get(call.url, &format!("/api/text/{id}"))?;
+        let text = ropey::Rope::from_str(&String::from_utf8_lossy(&text.body));
+        if text.len_chars() == length {
+            let named = positions.iter().map(|(name, at)| (name.as_str(), at));
+            let people = people::located(named, &text);
+            if !people.is_empty() {
+                payload.insert("people".into(), people::to_json(&people));
+            }
+        } else {
+            note.push_str(" The pad changed while it was being looked at, so where people are working is left out: call again to see it.");
+        }
+    }
+    payload.insert("note".into(), json!(note));
     result::untrusted(payload)
 }

@@ -15,6 +15,7 @@ pub static TOOL: Tool = Tool {
     description,
     annotations: Annotations::READ,
     asks_first: false,
+    waits: false,
     input,
     output,
     run,

@@ -14,6 +14,7 @@ mod catalogue_docs;
 mod diff;
 mod edit_effect;
 pub mod locate;
+mod people;
 mod schema;
 pub mod selection;
 mod session;
@@ -51,6 +52,7 @@ tools! {
     replace_in_document,
     edit_document,
     set_language,
+    wait_for_changes,
     // What adding a read tool takes, shown by one that exists only in tests.
     #[cfg(test)]
     count_lines,
@@ -113,8 +115,14 @@ pub fn call(
         .rustpad
         .ok_or_else(|| ToolError::new(UNCONFIGURED))?;
     // A call that will reach Rustpad runs in one of the host's places for
-    // tool calls, or not at all (the instance keeps its place to the end).
-    crate::grants::calls::enter().map_err(ToolError::NoRoom)?;
+    // tool calls (or for waits), or not at all (the instance keeps its place
+    // to the end).
+    let enter = if tool.waits {
+        crate::grants::calls::enter_wait
+    } else {
+        crate::grants::calls::enter
+    };
+    enter().map_err(ToolError::NoRoom)?;
     let token = if tool.asks_first {
         args::read::<TokenArgument>(arguments)?
             .confirm_token

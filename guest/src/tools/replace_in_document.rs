@@ -33,6 +33,7 @@ pub static TOOL: Tool = Tool {
         open_world: false,
     },
     asks_first: true,
+    waits: false,
     input,
     output,
     run,

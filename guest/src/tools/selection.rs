@@ -167,11 +167,12 @@ mod tests {
     /// The tools that say they only read: the four real ones, and in these
     /// tests `count_lines`, which is offered read-only because its
     /// annotations say so.
-    const READS: [&str; 5] = [
+    const READS: [&str; 6] = [
         "get_document",
         "get_document_info",
         "get_stats",
         "get_changes",
+        "wait_for_changes",
         "count_lines",
     ];
 
@@ -265,7 +266,7 @@ mod tests {
 
     #[test]
     fn empty_results_stop_startup() {
-        let err = pick(None, Some("get_*,count_*"), true).unwrap_err();
+        let err = pick(None, Some("get_*,wait_*,count_*"), true).unwrap_err();
         assert!(err.contains("empty tool list"), "{err}");
         let err = pick(Some("set_*"), None, true).unwrap_err();
         assert!(err.contains("RUSTPAD_READ_ONLY"), "{err}");

@@ -45,6 +45,10 @@ pub struct Tool {
     /// It may ask a person before it acts (👤 in the docs): it takes
     /// `confirm_token`, which its input schema gets from here.
     pub asks_first: bool,
+    /// It waits for people, holding a socket for up to a minute: it runs in
+    /// one of the host's places for waits, so that it never takes a place a
+    /// write could use.
+    pub waits: bool,
     /// Its own arguments, in the order they are checked.
     pub input: fn() -> Fields,
     /// What its `structuredContent` holds.

@@ -10,6 +10,7 @@
 use ropey::Rope;
 use serde_json::{Map, json};
 
+use super::people;
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::base::Base;
 use crate::rustpad::socket::{PadSocket, Track};
@@ -38,6 +39,10 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
     let socket = PadSocket::look(url, id, Track::TEXT)?;
     let read = socket.text().cloned();
     let revision = socket.revision();
+    let people = read
+        .as_ref()
+        .map(|rope| people::in_text(&socket, rope))
+        .unwrap_or_default();
     socket.close();
     let rope = read?;
     let total = rope.len_lines();
@@ -55,7 +60,8 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
     }
     let last = asked_last.min(total);
     let base = Base::of(revision, &rope.to_string());
-    let shown = show_lines(&rope, first, last, MAX_RESULT_CHARS - RESULT_OVERHEAD);
+    let budget = MAX_RESULT_CHARS - RESULT_OVERHEAD - people::cost(&people);
+    let shown = show_lines(&rope, first, last, budget);
     let truncated = shown.last < last || shown.cut_line.is_some();
     let continue_from = (truncated && shown.last < total).then_some(shown.last + 1);
 
@@ -94,6 +100,9 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
     if let Some(next) = continue_from {
         payload.insert("continue_from".into(), json!(next));
     }
+    if !people.is_empty() {
+        payload.insert("people".into(), people::to_json(&people));
+    }
     if !notes.is_empty() {
         payload.insert("note".into(), json!(notes.join(" ")));
     }
@@ -102,7 +111,12 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
         shown.last,
         notes.iter().map(|n| format!(" {n}")).collect::<String>()
     );
-    result::untrusted_listing(&summary, &numbered(&shown.text, first, shown.last), payload)
+    let mut body = numbered(&shown.text, first, shown.last);
+    if let Some(listing) = people::listing(&people) {
+        body.push_str("\n\n");
+        body.push_str(&listing);
+    }
+    result::untrusted_listing(&summary, &body, payload)
 }
 
 /// Lines `first..=last` of `rope`, cleaned, as many whole lines as fit
