@@ -354,6 +354,47 @@ def http_transport(rustpad, url):
     return latencies, round(rate)
 
 
+WAIT_ROUNDS = 15
+# wait_for_changes answers once the pad has been quiet this long (guest/src/tools/wait_for_changes.rs).
+WAIT_SETTLE_MS = 750
+
+
+def wait_answers(rustpad, url):
+    """The time from a person sending an edit to the answer of a wait_for_changes that was
+    waiting for it, over stdio; the person is the test server's `person` script."""
+    rustpad.seed("bench-wait", text="question?\n")
+    server = Server(url)
+    server.initialize()
+    (read, _) = server.call("get_document", {"id": "bench-wait", "start_line": 1})
+    base = read["structuredContent"]["base"]
+    socket = url.replace("http://", "ws://") + "/api/socket/bench-wait"
+    person = subprocess.Popen(
+        [RUSTPAD, "person", "--url", socket, "--name", "bench"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    person.stdout.readline()
+    threading.Thread(target=lambda: [None for _ in person.stdout], daemon=True).start()
+    times = []
+    for _ in range(WAIT_ROUNDS):
+        server.next_id += 1
+        wait = {"name": "wait_for_changes", "arguments": {"id": "bench-wait", "base": base}}
+        server.process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": server.next_id, "method": "tools/call", "params": wait}) + "\n")
+        server.process.stdin.flush()
+        time.sleep(0.3)
+        began = time.perf_counter()
+        person.stdin.write(json.dumps({"append": "a"}) + "\n")
+        person.stdin.flush()
+        reply = json.loads(server.process.stdout.readline())
+        times.append((time.perf_counter() - began) * 1000)
+        answer = reply["result"]["structuredContent"]
+        if answer["timed_out"]:
+            raise RuntimeError("the wait timed out instead of answering the edit")
+        base = answer["base"]
+    person.stdin.close()
+    person.wait()
+    server.stop()
+    return summary(times)
+
+
 def main():
     rustpad = Rustpad()
     try:
@@ -364,6 +405,7 @@ def main():
         results["long_history"], long_costs = long_histories(rustpad, rustpad.url)
         results["cost"].update(long_costs)
         results["http"], results["http_tools_list_per_second"] = http_transport(rustpad, rustpad.url)
+        results["wait_answer"] = wait_answers(rustpad, rustpad.url)
     finally:
         rustpad.stop()
     OUT.mkdir(parents=True, exist_ok=True)
@@ -383,6 +425,12 @@ def main():
         print(row.format(f"  {name}", s["p50"], s["p90"]))
     print(f"HTTP tools/list from {HTTP_CLIENTS} clients at once: {results['http_tools_list_per_second']} requests/s")
     print(f"peak RSS after 50 calls: {results['peak_rss_mib']} MiB")
+    # Target: the settle, plus twice what reading the change costs (get_changes, same run).
+    wait, read = results["wait_answer"], results["per_tool"]["get_changes (over the edits above)"]
+    target = round(WAIT_SETTLE_MS + 2 * read["p50"], 1)
+    verdict = "meets" if wait["p50"] <= target else "MISSES"
+    print(row.format("  a person's edit → wait_for_changes answer", wait["p50"], wait["p90"]))
+    print(f"    target p50 ≤ {target} ms (settle {WAIT_SETTLE_MS} + 2 × get_changes p50): {verdict} it")
     cost = "{:<34} {:>9} {:>12} {:>11} {:>9} {:>13}"
     print(cost.format("where the time goes", "total ms", "instantiate", "waiting ms", "guest ms", "guest fuel"))
     for name, c in results["cost"].items():

@@ -257,6 +257,19 @@ class RustpadServer:
         return json.loads(done.stdout)
 
     @contextmanager
+    def person(self, pad: str, name: str = "person") -> Iterator["ScriptedPerson"]:
+        """A person in the pad until the block ends (the test server's `person` script): it
+        edits and moves its caret when told, and records what the server sends it."""
+        command = [str(TEST_SERVER_BIN), "person", "--url", self.socket_url(pad), "--name", name]
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
+        )
+        try:
+            yield ScriptedPerson(process)
+        finally:
+            stop_process(process)
+
+    @contextmanager
     def staying(self, pad: str, **options: Any) -> Iterator[dict[str, Any]]:
         """Runs the typist CLI with --stay: yields its report once it has typed and settled, while
         it is still in the pad, and makes it leave on exit."""
@@ -282,6 +295,79 @@ class RustpadServer:
                     if predicate(frame):
                         return frame
                 await anyio.sleep(0.005)
+
+
+class ScriptedPerson:
+    """Drives one `rustpad-test-server person`: commands go in as JSON lines, and every line it
+    prints (`identity` first, then `server` messages and `done` reports) is kept in order."""
+
+    def __init__(self, process: subprocess.Popen):
+        import queue
+        import threading
+
+        self.process = process
+        self.lines: "queue.Queue[dict[str, Any] | None]" = queue.Queue()
+        self.seen: list[dict[str, Any]] = []
+
+        def read() -> None:
+            assert process.stdout is not None
+            for line in process.stdout:
+                self.lines.put(json.loads(line))
+            self.lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+        first = self._next(HANG_GUARD_SECONDS)
+        self.identity: int = first["identity"]
+        self.text: str = first["text"]
+
+    def _next(self, timeout: float) -> dict[str, Any]:
+        line = self.lines.get(timeout=timeout)
+        if line is None:
+            raise RuntimeError(f"the person left ({self.process.wait()})")
+        self.seen.append(line)
+        return line
+
+    async def expect(self, predicate: Any, timeout: float = HANG_GUARD_SECONDS) -> dict[str, Any]:
+        """Waits for the next printed line that satisfies `predicate` (lines seen before the
+        call are not looked at again) and returns it."""
+        deadline = anyio.current_time() + timeout
+        while True:
+            left = deadline - anyio.current_time()
+            if left <= 0:
+                raise TimeoutError(f"the person never saw it; saw {self.seen[-5:]}")
+            line = await anyio.to_thread.run_sync(self._next, left)
+            if predicate(line):
+                return line
+
+    async def _command(self, command: dict[str, Any]) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(json.dumps(command) + "\n")
+        self.process.stdin.flush()
+        done = await self.expect(lambda line: "done" in line)
+        self.text = done["done"]["text"]
+        return done["done"]
+
+    async def set_text(self, text: str) -> dict[str, Any]:
+        """Makes the pad's text `text` in one edit, acknowledged; returns {revision, text}."""
+        return await self._command({"text": text})
+
+    async def append(self, text: str) -> dict[str, Any]:
+        """Adds `text` at the end of the pad as this person sees it; returns {revision, text}."""
+        return await self._command({"append": text})
+
+    async def point(self, cursors: list[int], selections: list[list[int]] = ()) -> None:
+        """Puts this person's carets and selections at these offsets (code points)."""
+        await self._command({"cursor": {"cursors": cursors, "selections": list(selections)}})
+        # Rustpad has stored them once it relays them back.
+        await self.expect(lambda line: cursor_of(line) is not None and cursor_of(line)[0] == self.identity)
+
+
+def cursor_of(line: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+    """(id, data) of a `UserCursor` a scripted person was sent, or None for any other line."""
+    message = line.get("server", {})
+    if isinstance(message, dict) and "UserCursor" in message:
+        return message["UserCursor"]["id"], message["UserCursor"]["data"]
+    return None
 
 
 def client_info_named(name: str):
@@ -516,6 +602,7 @@ ALL_TOOLS = [
     "replace_in_document",
     "edit_document",
     "set_language",
+    "wait_for_changes",
 ]
 
 # Test-server modes whose snapshot no client may trust (and so never write on).

@@ -22,7 +22,7 @@ from conftest import (
 
 pytestmark = pytest.mark.anyio
 
-READ_TOOLS = ["get_document", "get_document_info", "get_stats", "get_changes"]
+READ_TOOLS = ["get_document", "get_document_info", "get_stats", "get_changes", "wait_for_changes"]
 ESSENTIAL = [
     "get_document",
     "get_document_info",
@@ -99,7 +99,7 @@ def test_a_deny_entry_that_matches_no_tool_stops_startup_naming_it(rustpad):
 
 
 def test_denying_every_read_tool_under_read_only_stops_startup(rustpad):
-    env = minimal_env(RUSTPAD_URL=rustpad.url, RUSTPAD_DENY_TOOLS="get_*", RUSTPAD_READ_ONLY="true")
+    env = minimal_env(RUSTPAD_URL=rustpad.url, RUSTPAD_DENY_TOOLS="get_*,wait_*", RUSTPAD_READ_ONLY="true")
     refuses(run_server(env, legacy_session()), "empty tool list")
 
 
@@ -135,7 +135,7 @@ def test_a_host_limit_that_is_not_a_number_in_range_stops_startup(rustpad, varia
 
 @pytest.mark.parametrize("era", ERAS)
 @pytest.mark.parametrize("value", ["true", "1", "YES"])
-async def test_read_only_lists_exactly_the_three_read_tools(open_client, era, value):
+async def test_read_only_lists_exactly_the_read_tools(open_client, era, value):
     async with open_client(era, RUSTPAD_READ_ONLY=value) as client:
         tools = await client.list_tools()
         assert [tool.name for tool in tools.tools] == READ_TOOLS

@@ -75,3 +75,14 @@ async def test_an_untrustworthy_snapshot_is_refused_and_never_written_on(
     assert rustpad.text(pad) == "original"
     # The server keeps serving afterwards.
     assert ok(await call(client, "get_stats", {}))["database_size"] == 0
+
+
+async def test_a_wait_on_a_pad_that_floods_carets_ends_at_its_timeout(client, rustpad, pad):
+    rustpad.seed(pad, "base\n")
+    base = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))["base"]
+    rustpad.set_mode(pad, "flood")
+    answer = ok(await call(client, "wait_for_changes", {"id": pad, "base": base, "timeout_seconds": 2}))
+    assert answer["timed_out"] is True and answer["base"] == base
+    assert 1900 <= answer["waited_ms"] < 6000
+    # The flooding connection never said who it is, so it is nobody's caret.
+    assert "people" not in answer

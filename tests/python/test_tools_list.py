@@ -23,6 +23,7 @@ HINTS = {
     "replace_in_document": (False, True, False, False),
     "edit_document": (False, True, False, False),
     "set_language": (False, False, True, False),
+    "wait_for_changes": (True, False, True, False),
 }
 
 REQUIRED_INPUTS = {
@@ -36,6 +37,7 @@ REQUIRED_INPUTS = {
     "replace_in_document": ["id", "search", "replace"],
     "edit_document": ["id", "edits"],
     "set_language": ["id", "language"],
+    "wait_for_changes": ["id", "base"],
 }
 
 WRITE_RESULT_FIELDS = {"id", "url", "characters", "note"}
@@ -100,7 +102,7 @@ async def test_output_schemas_are_closed_objects(tools):
             assert name in schema["properties"], (tool.name, name)
         untrusted = "untrusted" in schema["properties"]
         # Exactly the tools that relay pad content mark it untrusted.
-        relays = ("get_document", "get_document_info", "get_changes", "edit_document")
+        relays = ("get_document", "get_document_info", "get_changes", "edit_document", "wait_for_changes")
         assert untrusted == (tool.name in relays), tool.name
         if untrusted:
             assert schema["properties"]["untrusted"] == {"const": True}

@@ -19,7 +19,7 @@ import anyio
 import pytest
 from mcp.types import ElicitResult
 
-from conftest import ALL_TOOLS, call, failed, ok
+from conftest import ALL_TOOLS, call, failed, ok, text_of
 from test_http import LEGACY, exchange, http_client, modern_headers, modern_request
 from test_tls import tls_rustpad  # noqa: F401 (a fixture)
 from wasm_hosts import BEARER, HOSTS, HostProcess, Place, place, wasm_host
@@ -315,3 +315,33 @@ async def test_a_socket_the_host_refuses_names_its_policy_not_a_host(rustpad, pa
     assert "the WebAssembly host refused this component the connection" in message, message
     assert "outbound policy" in message and "wasmtime" not in message and "-S" not in message
     assert rustpad.text(pad) == "start"
+
+
+async def test_a_wait_answers_a_person_and_says_this_servers_own_writes_end_it_too(served, where, pad):
+    rustpad = where.rustpad
+    rustpad.seed(pad, "question?\n")
+    async with sdk(served) as client:
+        base = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))["base"]
+        with rustpad.person(pad, "Ana") as ana:
+            await ana.point([3])
+            results: list = []
+
+            async def wait(base: str) -> None:
+                results.append(await call(client, "wait_for_changes", {"id": pad, "base": base}))
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(wait, base)
+                await anyio.sleep(0.5)
+                await ana.append("answer\n")
+            answer = ok(results[0])
+            assert answer["authors"] == [{"name": "Ana", "in_pad": True, "operations": 1}]
+            assert answer["people"][0]["cursors"] == [{"line": 1, "column": 4}]
+            assert "its own writes end a wait too" in text_of(results[0])
+            # Where calls keep nothing between them, this server's own write ends a wait.
+            async with anyio.create_task_group() as group:
+                group.start_soon(wait, answer["base"])
+                await anyio.sleep(0.5)
+                ok(await call(client, "append_to_document", {"id": pad, "text": "more\n"}))
+    own = ok(results[1])
+    assert own["timed_out"] is False
+    assert own["authors"] == [{"name": "someone who has left", "in_pad": False, "operations": 1}]

@@ -184,6 +184,58 @@ export class Rustpad {
     };
   }
 
+  /**
+   * A person in the pad (the test server's `person` script) until `leave()`: `append(text)` and
+   * `point(cursors, selections)` resolve once they have taken effect; `seen` holds every line it
+   * printed, in order.
+   */
+  async person(id, name = 'person') {
+    const child = spawn(TEST_SERVER_BIN, ['person', '--url', this.socketUrl(id), '--name', name], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+    const seen = [];
+    const waiting = [];
+    createInterface({ input: child.stdout }).on('line', (text) => {
+      const line = JSON.parse(text);
+      seen.push(line);
+      for (const waiter of waiting.splice(0)) {
+        if (waiter.matches(line)) waiter.resolve(line);
+        else waiting.push(waiter);
+      }
+    });
+    const expect = (matches) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('the person never saw it')), 30_000);
+        waiting.push({ matches, resolve: (line) => (clearTimeout(timer), resolve(line)) });
+      });
+    const first = await Promise.race([
+      expect((line) => 'identity' in line),
+      exited.then((code) => {
+        throw new Error(`the person left at once (code ${code})`);
+      }),
+    ]);
+    const command = async (message) => {
+      const done = expect((line) => 'done' in line);
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+      return (await done).done;
+    };
+    return {
+      identity: first.identity,
+      seen,
+      append: (text) => command({ append: text }),
+      point: async (cursors, selections = []) => {
+        const echoed = expect((line) => line.server?.UserCursor?.id === first.identity);
+        await command({ cursor: { cursors, selections } });
+        await echoed;
+      },
+      leave: async () => {
+        child.stdin.end();
+        await exited;
+      },
+    };
+  }
+
   async stop() {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const gone = new Promise((resolveExit) => this.child.once('exit', resolveExit));

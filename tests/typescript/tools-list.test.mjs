@@ -1,4 +1,4 @@
-// tools/list in both eras: the ten tools in catalogue order, their titles,
+// tools/list in both eras: the eleven tools in catalogue order, their titles,
 // all four annotation hints exactly as each tool's file in guest/src/tools/ sets
 // them, and object input/output schemas.
 
@@ -117,6 +117,31 @@ const CATALOGUE = [
     ['id', 'language'],
     ['id', 'url', 'characters', 'note', 'language'],
   ],
+  [
+    'wait_for_changes',
+    'Wait for people to change a pad',
+    true,
+    false,
+    true,
+    false,
+    ['id', 'base'],
+    [
+      'untrusted',
+      'source',
+      'id',
+      'since_revision',
+      'revision',
+      'base',
+      'changed',
+      'operations',
+      'authors',
+      'diff',
+      'diff_cut',
+      'too_different',
+      'timed_out',
+      'waited_ms',
+    ],
+  ],
 ];
 
 describe('tools/list', () => {
@@ -182,7 +207,7 @@ describe('tools/list', () => {
 
       it('the read tools are read-only and the guarded tools are destructive', () => {
         const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-        for (const name of ['get_document', 'get_document_info', 'get_stats', 'get_changes']) {
+        for (const name of ['get_document', 'get_document_info', 'get_stats', 'get_changes', 'wait_for_changes']) {
           assert.equal(byName[name].annotations.readOnlyHint, true, name);
         }
         for (const name of ['set_document', 'replace_in_document', 'edit_document']) {

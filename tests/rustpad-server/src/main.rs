@@ -7,9 +7,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use operational_transform::OperationSeq;
 use rustpad_test_server::misbehave::MODE_NAMES;
-use rustpad_test_server::person::Person;
+use rustpad_test_server::person::{self, Person};
 use rustpad_test_server::typist::{Typist, TypistOptions, splits_occurrence};
 use rustpad_test_server::{ServerOptions, serve};
 use tokio::net::TcpListener;
@@ -23,6 +22,7 @@ USAGE:
                              [--delay-us D] [--settle-ms M] [--name NAME]
                              [--avoid STRING]... [--stay]
     rustpad-test-server set --url ws://HOST:PORT/api/socket/ID [--name NAME] < TEXT
+    rustpad-test-server person --url ws://HOST:PORT/api/socket/ID [--name NAME] < SCRIPT
 
 SERVER OPTIONS:
     --port N       TCP port; 0 (the default) picks a free one
@@ -65,6 +65,12 @@ SET:
     (unlike /_test/seed, the pad's history keeps what it had). Prints
     {\"identity\": N, \"text\": T}.
 
+PERSON:
+    Joins the pad as NAME (default person) and follows a script: it prints {\"identity\", \"text\"} once in, then each server message as {\"server\": M}, and
+    {\"done\": {\"revision\", \"text\"}} after each stdin line has taken effect: {\"text\": T}
+    (make the text T, as set does), {\"append\": T} (add T at the end) or {\"cursor\": {\"cursors\": [..], \"selections\": [[a, b]]}}.
+    Leaves when stdin ends.
+
 MODES:
 ";
 
@@ -84,29 +90,45 @@ enum Command {
         url: String,
         name: String,
     },
+    Person {
+        url: String,
+        name: String,
+    },
     Help,
 }
 
-/// `set --url URL [--name NAME]`.
-fn parse_set(mut args: impl Iterator<Item = String>) -> Result<Command, String> {
+/// `set|person --url URL [--name NAME]`.
+fn parse_person(
+    command: &str,
+    mut args: impl Iterator<Item = String>,
+) -> Result<(String, String), String> {
     let (mut url, mut name) = (None, "person".to_owned());
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
             "--url" => url = Some(value),
             "--name" => name = value,
-            _ => return Err(format!("set takes --url and --name, not {flag}")),
+            _ => return Err(format!("{command} takes --url and --name, not {flag}")),
         }
     }
-    let url = url.ok_or("set needs --url")?;
-    Ok(Command::Set { url, name })
+    let url = url.ok_or(format!("{command} needs --url"))?;
+    Ok((url, name))
 }
 
 fn parse(args: Vec<String>) -> Result<Command, String> {
     let mut args = args.into_iter();
-    if args.as_slice().first().map(String::as_str) == Some("set") {
-        args.next();
-        return parse_set(args);
+    match args.as_slice().first().map(String::as_str) {
+        Some("set") => {
+            args.next();
+            let (url, name) = parse_person("set", args)?;
+            return Ok(Command::Set { url, name });
+        }
+        Some("person") => {
+            args.next();
+            let (url, name) = parse_person("person", args)?;
+            return Ok(Command::Person { url, name });
+        }
+        _ => {}
     }
     let typing = args.as_slice().first().map(String::as_str) == Some("type");
     if typing {
@@ -239,6 +261,9 @@ fn main() -> ExitCode {
                 stay,
             } => run_typist(options, avoid, stay).await,
             Command::Set { url, name } => set_text(&url, &name).await,
+            Command::Person { url, name } => person::converse(&url, &name)
+                .await
+                .map_err(|e| e.to_string()),
             Command::Help => Ok(()),
         }
     });
@@ -306,23 +331,8 @@ async fn set_text(url: &str, name: &str) -> Result<(), String> {
     let mut text = String::new();
     std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map_err(|e| e.to_string())?;
     let mut person = Person::join(url, name).await.map_err(|e| e.to_string())?;
-    // What a person types: the part between what the two texts share at either end.
-    let old: Vec<char> = person.text().chars().collect();
-    let new: Vec<char> = text.chars().collect();
-    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
-    let suffix = old[prefix..]
-        .iter()
-        .rev()
-        .zip(new[prefix..].iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let mut operation = OperationSeq::default();
-    operation.retain(prefix as u64);
-    operation.delete((old.len() - prefix - suffix) as u64);
-    operation.insert(&new[prefix..new.len() - suffix].iter().collect::<String>());
-    operation.retain(suffix as u64);
     let identity = person.identity();
-    person.edit(operation).await.map_err(|e| e.to_string())?;
+    person.set_text(&text).await.map_err(|e| e.to_string())?;
     let report = serde_json::json!({ "identity": identity, "text": person.text() });
     person.leave().await;
     println!("{report}");

@@ -4,12 +4,15 @@
 //!
 //! Where the typist types random keystrokes on its own schedule, a person
 //! lets a test put chosen edits at chosen moments: between a model's read and
-//! its write, say.
+//! its write, say. [`converse`] runs one from a test's script: commands in
+//! on stdin, everything the server says out on stdout, as JSON lines.
 
 use operational_transform::OperationSeq;
+use serde::Deserialize;
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio_tungstenite::connect_async;
 
-use crate::protocol::{ServerMsg, UserInfo};
+use crate::protocol::{ClientMsg, CursorData, ServerMsg, UserInfo};
 use crate::typist::{Client, ClientSocket, TypistError, handle, next_server_msg, send};
 
 /// A connected editor, its snapshot read.
@@ -73,8 +76,85 @@ impl Person {
         Ok(())
     }
 
+    /// Makes the text `text` in one edit of what lies between the ends the
+    /// two texts share, as a person editing by hand would.
+    pub async fn set_text(&mut self, text: &str) -> Result<(), TypistError> {
+        let old: Vec<char> = self.text().chars().collect();
+        let new: Vec<char> = text.chars().collect();
+        let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+        let suffix = old[prefix..]
+            .iter()
+            .rev()
+            .zip(new[prefix..].iter().rev())
+            .take_while(|(a, b)| a == b)
+            .count();
+        let mut operation = OperationSeq::default();
+        operation.retain(prefix as u64);
+        operation.delete((old.len() - prefix - suffix) as u64);
+        operation.insert(&new[prefix..new.len() - suffix].iter().collect::<String>());
+        operation.retain(suffix as u64);
+        self.edit(operation).await
+    }
+
     /// Closes the connection; the others see this person leave.
     pub async fn leave(mut self) {
         self.socket.close(None).await.ok();
     }
+}
+
+/// A command of [`converse`]'s script: one JSON object per line.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum Command {
+    /// Makes the text this, as [`Person::set_text`] does.
+    Text(String),
+    /// Adds this at the end of the text as this person sees it.
+    Append(String),
+    /// Puts this person's carets and selections here.
+    Cursor(CursorData),
+}
+
+/// Joins as `name` and follows a script: prints `{"identity", "text"}` once
+/// the snapshot is in, then every message the server sends as
+/// `{"server": …}`, and `{"done": {"revision", "text"}}` after each command
+/// of stdin (`{"text": T}`, `{"append": T}` or `{"cursor": {"cursors", "selections"}}`) has
+/// taken effect. Leaves when stdin ends.
+pub async fn converse(url: &str, name: &str) -> Result<(), TypistError> {
+    let mut person = Person::join(url, name).await?;
+    println!(
+        "{}",
+        serde_json::json!({ "identity": person.identity(), "text": person.text() })
+    );
+    let mut commands = BufReader::new(tokio::io::stdin()).lines();
+    loop {
+        tokio::select! {
+            line = commands.next_line() => {
+                let Some(line) = line.map_err(|e| TypistError(e.to_string()))? else { break };
+                let command: Command = serde_json::from_str(&line)
+                    .map_err(|e| TypistError(format!("bad command {line:?}: {e}")))?;
+                match command {
+                    Command::Text(text) => person.set_text(&text).await?,
+                    Command::Append(text) => {
+                        let whole = format!("{}{text}", person.text());
+                        person.set_text(&whole).await?;
+                    }
+                    Command::Cursor(data) => {
+                        send(&mut person.socket, &ClientMsg::CursorData(data)).await?;
+                    }
+                }
+                let done = serde_json::json!({
+                    "revision": person.client.revision,
+                    "text": person.text(),
+                });
+                println!("{}", serde_json::json!({ "done": done }));
+            }
+            message = next_server_msg(&mut person.socket) => {
+                let message = message?;
+                println!("{}", serde_json::json!({ "server": message }));
+                handle(&mut person.client, &mut person.socket, message).await?;
+            }
+        }
+    }
+    person.leave().await;
+    Ok(())
 }
