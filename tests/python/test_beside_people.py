@@ -11,25 +11,13 @@ import pytest
 from mcp import MCPError
 
 from conftest import call, changes_nothing, cursor_of, failed, mcp_client, minimal_env, ok
-from test_changes import patch
-from test_guard import ERAS, Person, guarded_client
+from test_changes import client, era, patch  # noqa: F401 (client and era are fixtures)
 from test_precise_edits import listing, window
 
 pytestmark = pytest.mark.anyio
 
 # How long a test lets a person's edit take to reach the answer of a wait.
 ANSWER_WITHIN = 10
-
-
-@pytest.fixture(params=ERAS)
-def era(request: pytest.FixtureRequest) -> str:
-    return request.param
-
-
-@pytest.fixture
-async def client(rustpad, era):
-    async with guarded_client(rustpad, era, Person("accept")) as client:
-        yield client
 
 
 async def base_of(client, pad: str) -> str:

@@ -15,5 +15,6 @@ pub mod since;
 pub mod socket;
 pub mod state;
 pub mod url;
+pub mod watch;
 
 pub use error::Error;

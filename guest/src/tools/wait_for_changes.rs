@@ -1,16 +1,8 @@
 //! `wait_for_changes`: holds a pad open, invisibly, until someone else
-//! changes it after a base, and then says what `get_changes` would.
-//!
-//! "Someone else" is any connection this process's writes were not given:
-//! the host notes each write's connection ([`crate::grants::writers`]), and
-//! an entry of a noted connection up to its write's last revision is ours.
-//! A name decides nothing (anyone can call themselves `rustpad-mcp`). Where
-//! the host keeps nothing between calls, nothing is noted, and this
-//! server's own writes end a wait too; the result says so.
-//!
-//! One burst of typing is one answer: after the first change by someone
-//! else, the wait goes on until [`SETTLE`] passes without another, but never
-//! more than [`MAX_SETTLE`] in all, nor past the timeout.
+//! changes it after a base ([`crate::rustpad::watch`] says who that is and
+//! when a burst has settled), and then says what `get_changes` would.
+//! Where the host keeps nothing between calls, this server's own writes end
+//! a wait too; the result says so.
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -24,12 +16,11 @@ use super::get_changes::{self, changes, stale_base};
 use super::people;
 use super::schema::{self, Fields, described};
 use super::tool::{Annotations, Call, Tool};
-use crate::grants::{KNOWS_OWN_WRITES, writers};
+use crate::grants::KNOWS_OWN_WRITES;
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::base::Base;
-use crate::rustpad::since::Since;
-use crate::rustpad::socket::{PadSocket, Track, writers_key};
-use crate::rustpad::state::Event;
+use crate::rustpad::socket::{PadSocket, Track};
+use crate::rustpad::watch::{self, Settle};
 
 pub static TOOL: Tool = Tool {
     name: "wait_for_changes",
@@ -142,60 +133,17 @@ fn run(call: &Call) -> ToolResult {
     answer
 }
 
-/// Waits on the open look until someone else's change has settled (true)
-/// or the deadline (false).
+/// Waits on the open look, checked against its base, until someone else's
+/// change has settled (true) or the deadline (false).
 fn wait(socket: &mut PadSocket, id: &str, base: &Base, deadline: Instant) -> Result<bool, ToolError> {
     let since = socket.since().expect("the session records from the base");
     base.find(since)
         .map_err(|stale| stale_base(stale, id, base, socket.revision()))?;
-    let key = writers_key(id);
-    let mut checked = 0;
-    let mut theirs = others_changed(since, &mut checked, &key);
-    if theirs {
-        // Already changed when the wait began: nothing to wait for.
-        return Ok(true);
-    }
-    let mut first: Option<Instant> = None;
-    let mut until = deadline;
-    loop {
-        let event = socket.next_event(until)?;
-        let now = Instant::now();
-        if let Some(Event::History { .. }) = event {
-            let since = socket.since().expect("the session records from the base");
-            if others_changed(since, &mut checked, &key) {
-                theirs = true;
-                let first = *first.get_or_insert(now);
-                until = (now + SETTLE).min(first + MAX_SETTLE).min(deadline);
-            }
-        }
-        if event.is_none() || now >= until {
-            return Ok(theirs);
-        }
-    }
-}
-
-/// Whether an entry after the first `checked` changes the text and is not
-/// one of this process's writes; moves `checked` past them.
-fn others_changed(since: &Since, checked: &mut usize, key: &str) -> bool {
-    let entries = &since.entries()[*checked..];
-    if entries.is_empty() {
-        return false;
-    }
-    let now = since.end();
-    // A note past the pad's revision is from before Rustpad restarted
-    // (revisions and connection numbers start again): it covers nothing.
-    let ours: Vec<_> = writers::noted(key)
-        .into_iter()
-        .filter(|(_, last)| last.is_none_or(|last| last <= now))
-        .collect();
-    let first_revision = since.revision() + 1 + *checked as u64;
-    *checked += entries.len();
-    entries.iter().zip(first_revision..).any(|(entry, revision)| {
-        !entry.operation.is_noop()
-            && !ours.iter().any(|&(number, last)| {
-                number == entry.author && last.is_none_or(|last| revision <= last)
-            })
-    })
+    let settle = Settle {
+        quiet: SETTLE,
+        at_most: MAX_SETTLE,
+    };
+    Ok(watch::until_others_change(socket, id, deadline, settle)?)
 }
 
 fn answer(
