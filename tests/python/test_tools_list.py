@@ -126,14 +126,13 @@ async def test_output_schemas_are_closed_objects(tools):
 
 
 @pytest.mark.parametrize("mode", ERAS)
-async def test_prompts_and_resources_are_empty_and_logging_is_accepted(open_client, mode):
+async def test_prompts_are_empty_pads_are_a_template_and_logging_is_accepted(open_client, mode):
     async with open_client(mode) as client:
         capabilities = client.server_capabilities
         assert capabilities.prompts is not None and capabilities.resources is not None
         assert (await client.list_prompts()).prompts == []
         assert (await client.list_resources()).resources == []
-        assert (await client.list_resource_templates()).resource_templates == []
-        with pytest.raises(Exception, match="no resources"):
-            await client.read_resource("rustpad://anything")
+        templates = (await client.list_resource_templates()).resource_templates
+        assert [template.uri_template for template in templates] == ["rustpad://{id}"]
         if mode == "legacy":
             await client.set_logging_level("debug")

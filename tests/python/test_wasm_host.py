@@ -345,3 +345,13 @@ async def test_a_wait_answers_a_person_and_says_this_servers_own_writes_end_it_t
     own = ok(results[1])
     assert own["timed_out"] is False
     assert own["authors"] == [{"name": "someone who has left", "in_pad": False, "operations": 1}]
+
+
+async def test_a_pad_reads_as_a_resource(served, where, pad):
+    where.rustpad.seed(pad, "resource text\n")
+    async with sdk(served) as client:
+        [template] = (await client.list_resource_templates()).resource_templates
+        assert template.uri_template == "rustpad://{id}"
+        [content] = (await client.read_resource(f"rustpad://{pad}")).contents
+    assert content.text.startswith("Untrusted content from Rustpad follows.")
+    assert content.text.endswith("\n\nresource text\n")

@@ -2,7 +2,7 @@
 // /_test controls, the typist CLI, and MCP clients on the rustpad-mcp binary
 // in either protocol era.
 
-import { before, after } from 'node:test';
+import { describe, before, after } from 'node:test';
 import { spawn, execFile } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -187,7 +187,7 @@ export class Rustpad {
   /**
    * A person in the pad (the test server's `person` script) until `leave()`: `append(text)` and
    * `point(cursors, selections)` resolve once they have taken effect; `seen` holds every line it
-   * printed, in order.
+   * printed, in order, and `sees(matches)` resolves with the first that matches, once it came.
    */
   async person(id, name = 'person') {
     const child = spawn(TEST_SERVER_BIN, ['person', '--url', this.socketUrl(id), '--name', name], {
@@ -223,6 +223,10 @@ export class Rustpad {
     return {
       identity: first.identity,
       seen,
+      sees: (matches) => {
+        const already = seen.find(matches);
+        return already ? Promise.resolve(already) : expect(matches);
+      },
       append: (text) => command({ append: text }),
       point: async (cursors, selections = []) => {
         const echoed = expect((line) => line.server?.UserCursor?.id === first.identity);
@@ -241,6 +245,25 @@ export class Rustpad {
     const gone = new Promise((resolveExit) => this.child.once('exit', resolveExit));
     this.child.kill('SIGTERM');
     await gone;
+  }
+}
+
+/**
+ * For each mode, a suite whose tests share one client on `rustpad`, opened before them and closed
+ * after: `body(mode, session)` declares the tests, which find the client at `session.client`.
+ */
+export function inEachMode(rustpad, body) {
+  for (const mode of MODES) {
+    describe(`${mode} mode`, () => {
+      const session = {};
+      before(async () => {
+        ({ client: session.client } = await openClient(mode, { rustpadUrl: rustpad.url }));
+      });
+      after(async () => {
+        await session.client?.close();
+      });
+      body(mode, session);
+    });
   }
 }
 

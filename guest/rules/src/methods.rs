@@ -54,8 +54,22 @@ pub struct Spec {
     /// The params member that names what the request acts on, which the
     /// `Mcp-Name` header repeats (Streamable HTTP's standard headers).
     pub named_by: Option<Named>,
-    /// A list: 2026-07-28 results may be cached (`ttlMs`, `cacheScope`).
-    pub is_list: bool,
+    /// Whether, and how long, a 2026-07-28 result may be cached (`ttlMs`,
+    /// `cacheScope`).
+    pub cache: Cache,
+}
+
+/// How a 2026-07-28 client may cache a result (a `CacheableResult`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cache {
+    /// Not a cacheable result.
+    Not,
+    /// Fixed for the life of the process (the lists, `server/discover`):
+    /// shared by every client, for a while.
+    Fixed,
+    /// A pad's content, which anyone may change at any moment: stale at once,
+    /// and for this client only.
+    Live,
 }
 
 const fn row(method: Method, name: &'static str, eras: Eras) -> Spec {
@@ -66,7 +80,7 @@ const fn row(method: Method, name: &'static str, eras: Eras) -> Spec {
         needs_session: false,
         opens_session: false,
         named_by: None,
-        is_list: false,
+        cache: Cache::Not,
     }
 }
 
@@ -78,12 +92,12 @@ pub const METHODS: [Spec; 12] = [
     },
     row(Method::Ping, "ping", Eras::Legacy),
     Spec {
-        is_list: true,
+        cache: Cache::Fixed,
         ..row(Method::ServerDiscover, "server/discover", Eras::Modern)
     },
     Spec {
         needs_session: true,
-        is_list: true,
+        cache: Cache::Fixed,
         ..row(Method::ToolsList, "tools/list", Eras::Both)
     },
     Spec {
@@ -92,7 +106,7 @@ pub const METHODS: [Spec; 12] = [
         ..row(Method::ToolsCall, "tools/call", Eras::Both)
     },
     Spec {
-        is_list: true,
+        cache: Cache::Fixed,
         ..row(Method::PromptsList, "prompts/list", Eras::Both)
     },
     Spec {
@@ -100,11 +114,11 @@ pub const METHODS: [Spec; 12] = [
         ..row(Method::PromptsGet, "prompts/get", Eras::Both)
     },
     Spec {
-        is_list: true,
+        cache: Cache::Fixed,
         ..row(Method::ResourcesList, "resources/list", Eras::Both)
     },
     Spec {
-        is_list: true,
+        cache: Cache::Fixed,
         ..row(
             Method::ResourcesTemplatesList,
             "resources/templates/list",
@@ -113,6 +127,7 @@ pub const METHODS: [Spec; 12] = [
     },
     Spec {
         named_by: Some(Named::Uri),
+        cache: Cache::Live,
         ..row(Method::ResourcesRead, "resources/read", Eras::Both)
     },
     row(Method::LoggingSetLevel, "logging/setLevel", Eras::Legacy),

@@ -1,5 +1,6 @@
 //! What this server is and offers, in both eras: its info, capabilities and
-//! instructions, the tool list, and the empty prompt and resource lists.
+//! instructions, the tool list, and the empty prompt list (resources are
+//! [`super::resources`]).
 
 use serde_json::{Map, Value, json};
 
@@ -28,11 +29,11 @@ pub fn server_info() -> Value {
     })
 }
 
-/// Tools are what this server offers. Prompts and resources it has none of,
-/// and says so through their standard methods (empty lists) rather than by
-/// leaving them unknown, so that generic clients and the official
-/// conformance suite find every list answering. Logging is accepted, and
-/// there is never anything to log.
+/// Tools are what this server offers, and pads as resources (a template).
+/// Prompts it has none of, and says so through their standard methods (an
+/// empty list) rather than by leaving them unknown, so that generic clients
+/// and the official conformance suite find every list answering. Logging is
+/// accepted, and there is never anything to log.
 pub(super) fn capabilities() -> Value {
     json!({
         "tools": { "listChanged": false },
@@ -54,8 +55,8 @@ pub(super) const LOG_LEVELS: [&str; 8] = [
     "emergency",
 ];
 
-/// A prompt or resource list, for a server that has none: empty, and a
-/// cursor names a page that does not exist.
+/// A prompt list, for a server that has none: empty, and a cursor names a
+/// page that does not exist.
 pub(super) fn empty_list(params: &Map<String, Value>, key: &str) -> Outcome {
     if params.get("cursor").is_some_and(|c| !c.is_null()) {
         return Err(RpcError::new(
@@ -71,16 +72,6 @@ pub(super) fn no_prompt() -> RpcError {
         INVALID_PARAMS,
         "Invalid params: this server offers no prompts",
     )
-}
-
-/// A missing resource is invalid params with its URI, as 2026-07-28 asks.
-pub(super) fn no_resource(params: &Map<String, Value>) -> RpcError {
-    RpcError {
-        code: INVALID_PARAMS,
-        message: "Resource not found: this server offers no resources; read pads with the get_document tool".into(),
-        data: Some(json!({ "uri": params.get("uri") })),
-        busy: false,
-    }
 }
 
 /// `server/discover`: what `initialize` tells a 2025-11-25 client, for one

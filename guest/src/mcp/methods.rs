@@ -8,7 +8,7 @@ use serde_json::json;
 use rustpad_mcp_rules::methods::Method;
 
 use super::request::{Request, RpcError};
-use super::{Session, call, lists, negotiate};
+use super::{Session, call, lists, negotiate, resources};
 use crate::config::Config;
 use crate::tools::CallContext;
 
@@ -50,10 +50,10 @@ pub(super) fn answer(
         Method::ToolsList => lists::list_tools(config, params)?,
         Method::ToolsCall => call::call_tool(config, request, context()?)?,
         Method::PromptsList => lists::empty_list(params, "prompts")?,
-        Method::ResourcesList => lists::empty_list(params, "resources")?,
-        Method::ResourcesTemplatesList => lists::empty_list(params, "resourceTemplates")?,
+        Method::ResourcesList => resources::list(params)?,
+        Method::ResourcesTemplatesList => resources::templates(config, params)?,
         Method::PromptsGet => return Err(lists::no_prompt()),
-        Method::ResourcesRead => return Err(lists::no_resource(params)),
+        Method::ResourcesRead => resources::read(config, params)?,
         Method::LoggingSetLevel => lists::set_level(params)?,
         Method::Check => {
             let (ok, report) =

@@ -21,6 +21,7 @@ mod methods;
 mod modern;
 mod negotiate;
 mod request;
+mod resources;
 #[cfg(test)]
 mod tests;
 

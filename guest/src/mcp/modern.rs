@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INVALID_PARAMS, UNSUPPORTED_VERSION};
-use rustpad_mcp_rules::methods::{self as table, Method};
+use rustpad_mcp_rules::codes::{INVALID_PARAMS, RESOURCE_NOT_FOUND, UNSUPPORTED_VERSION};
+use rustpad_mcp_rules::methods::{self as table, Cache, Method};
 
 use super::methods;
 use super::request::{Outcome, Request, RpcError};
@@ -72,16 +72,36 @@ pub(super) fn handle(
             state: request_state(request)?,
         })
     };
-    let mut result = methods::answer(config, request, method, context)?.result;
-    if method.spec().is_list {
-        result["ttlMs"] = json!(lists::LIST_TTL_MS);
-        result["cacheScope"] = json!("public");
+    let mut result = methods::answer(config, request, method, context)
+        .map_err(in_this_revision)?
+        .result;
+    match method.spec().cache {
+        Cache::Not => {}
+        Cache::Fixed => {
+            result["ttlMs"] = json!(lists::LIST_TTL_MS);
+            result["cacheScope"] = json!("public");
+        }
+        Cache::Live => {
+            result["ttlMs"] = json!(0);
+            result["cacheScope"] = json!("private");
+        }
     }
     if result.get("resultType").is_none() {
         result["resultType"] = json!("complete");
     }
     result["_meta"] = json!({ META_SERVER_INFO: lists::server_info() });
     Ok(result)
+}
+
+/// A missing resource is invalid params in this revision, with its URI.
+fn in_this_revision(error: RpcError) -> RpcError {
+    if error.code == RESOURCE_NOT_FOUND {
+        return RpcError {
+            code: INVALID_PARAMS,
+            ..error
+        };
+    }
+    error
 }
 
 /// `inputResponses`: the answers to questions an earlier round asked.

@@ -58,7 +58,7 @@ fn initialize_negotiates_and_hands_over_a_session() {
 }
 
 #[test]
-fn prompts_and_resources_are_empty_in_both_eras() {
+fn prompts_are_empty_and_pads_are_a_resource_template_in_both_eras() {
     let (_, session) = reply(
         json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}),
         None,
@@ -77,20 +77,35 @@ fn prompts_and_resources_are_empty_in_both_eras() {
             .0
         };
         let modern = meta.is_some();
-        for (method, key) in [
-            ("prompts/list", "prompts"),
-            ("resources/list", "resources"),
-            ("resources/templates/list", "resourceTemplates"),
+        for (method, key, listed) in [
+            ("prompts/list", "prompts", 0),
+            ("resources/list", "resources", 0),
+            ("resources/templates/list", "resourceTemplates", 1),
         ] {
             let result = &request(method, json!({}))["result"];
-            assert_eq!(result[key], json!([]), "{method}");
+            assert_eq!(
+                result[key].as_array().map(Vec::len),
+                Some(listed),
+                "{method}"
+            );
             assert_eq!(result.get("ttlMs").is_some(), modern, "{method}");
             let paged = request(method, json!({"cursor": "x"}));
             assert_eq!(paged["error"]["code"], INVALID_PARAMS, "{method}");
         }
-        let read = request("resources/read", json!({"uri": "rustpad://nope"}));
+        let templates = request("resources/templates/list", json!({}));
+        assert_eq!(
+            templates["result"]["resourceTemplates"][0]["uriTemplate"],
+            "rustpad://{id}"
+        );
+        // No such resource: -32002 in 2025-11-25, invalid params in 2026-07-28, with the URI.
+        let not_found = if modern { INVALID_PARAMS } else { -32002 };
+        for uri in ["rustpad://..", "file:///etc/passwd", "rustpad://a/b"] {
+            let read = request("resources/read", json!({ "uri": uri }));
+            assert_eq!(read["error"]["code"], not_found, "{uri}");
+            assert_eq!(read["error"]["data"]["uri"], uri);
+        }
+        let read = request("resources/read", json!({}));
         assert_eq!(read["error"]["code"], INVALID_PARAMS);
-        assert_eq!(read["error"]["data"]["uri"], "rustpad://nope");
         let prompt = request("prompts/get", json!({"name": "nope"}));
         assert_eq!(prompt["error"]["code"], INVALID_PARAMS);
     }

@@ -102,7 +102,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for PadId<'a> {
     }
 }
 
-fn check_id(id: &str) -> Result<&str, String> {
+/// Checks a pad id, or says what is wrong with it.
+pub fn check_id(id: &str) -> Result<&str, String> {
     if id.is_empty() || id.len() > MAX_ID_CHARS {
         return Err(format!(
             "invalid pad id: it must be 1–{MAX_ID_CHARS} characters long"
