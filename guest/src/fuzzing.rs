@@ -115,6 +115,7 @@ pub fn fold_lengths(input: &[u8]) {
             length: 0,
             revision: 0,
             ours: 0,
+            last_ours: None,
         };
         let fast = fold::fold_lengths(entries, start, skip, Some(ME), deadline, 4096);
         let full = full_fold(entries, skip as usize, ME);
@@ -130,17 +131,19 @@ pub fn fold_lengths(input: &[u8]) {
 fn full_fold(entries: &str, skip: usize, me: u64) -> Option<Lengths> {
     let entries: Vec<UserOperation> = serde_json::from_str(entries).ok()?;
     let mut document = Document::lengths_only();
-    let (mut revision, mut ours) = (0, 0);
+    let (mut revision, mut ours, mut last_ours) = (0, 0, None);
     for entry in entries.iter().skip(skip) {
         document.apply(&entry.operation).ok()?;
         revision += 1;
         if entry.id == me {
             ours += 1;
+            last_ours = Some(revision);
         }
     }
     Some(Lengths {
         length: document.len() as u64,
         revision,
         ours,
+        last_ours,
     })
 }

@@ -46,7 +46,9 @@ impl Writers {
         let (noted, notes) = pads.entry(key).or_insert_with(|| (now, VecDeque::new()));
         *noted = now;
         match notes.iter_mut().find(|(n, _)| *n == number) {
-            Some(existing) => existing.1 = last_revision.or(existing.1),
+            // The same number again is the same write confirmed, or (after
+            // Rustpad restarted and numbered anew) a new one in flight.
+            Some(existing) => existing.1 = last_revision,
             None => {
                 if notes.len() >= PER_PAD {
                     notes.pop_front();

@@ -112,7 +112,7 @@ async def test_a_quiet_pad_times_out_with_the_base_given(client, rustpad, pad):
     answer = ok(result)
     assert answer["timed_out"] is True and answer["changed"] is False
     assert answer["base"] == base and answer["authors"] == [] and answer["diff"] == ""
-    assert 1000 <= answer["waited_ms"] < 5000
+    assert 950 <= answer["waited_ms"] < 5000
     assert f"call wait_for_changes again with base {base}" in answer["note"]
 
 
@@ -201,6 +201,16 @@ async def test_the_reads_say_where_two_people_are_working(client, rustpad, pad):
         _, body = listing(done)
         assert body.endswith("Edit 1 changed a line where Ana is working.")
     assert rustpad.text(pad) == "ONE\nTWO\nthree\n"
+
+
+async def test_an_answer_inserted_at_a_persons_caret_names_them(client, rustpad, pad):
+    rustpad.seed(pad, "Notes\nWho owns the release?\n")
+    with rustpad.person(pad, "Ana") as ana:
+        await ana.point([len("Notes\nWho owns the release?\n")])
+        base = ok(await call(client, "get_document", window(pad, 1)))["base"]
+        answer = {"old_text": "", "new_text": "Ben does.\n", "line": 3}
+        done = ok(await call(client, "edit_document", {"id": pad, "edits": [answer], "base": base}))
+    assert done["edits"] == [{"edit": 1, "start_line": 3, "end_line": 3, "people": ["Ana"]}]
 
 
 async def test_only_a_few_places_of_each_person_are_kept(client, rustpad, pad):

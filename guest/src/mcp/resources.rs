@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INVALID_PARAMS, RESOURCE_NOT_FOUND};
+use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 
 use super::request::{Outcome, RpcError};
 use crate::config::Config;
@@ -91,6 +91,11 @@ pub(super) fn read(config: &Config, params: &Map<String, Value>) -> Outcome {
             "this server runs without RUSTPAD_URL, so it cannot reach any pad".into(),
         ));
     };
+    // Reaching Rustpad takes one of the host's places, as a tool call does.
+    crate::grants::calls::enter().map_err(|reason| RpcError {
+        busy: true,
+        ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
+    })?;
     let response = http::get(rustpad, &format!("/api/text/{id}")).map_err(|error| {
         not_found(
             uri,

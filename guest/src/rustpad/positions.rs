@@ -34,25 +34,18 @@ impl Positions {
         self.cursors.is_empty() && self.selections.is_empty()
     }
 
-    /// Carries every position over `operation`, as Rustpad does.
-    pub fn carry_over(&mut self, operation: &Operation) {
-        let steps = || operation.0.iter().map(Step::of_part);
-        self.carry(|at| carry(at, steps()));
-    }
-
-    /// The same, for an operation built here.
+    /// Carries every position over an operation built here, as Rustpad
+    /// does.
     pub fn carry_over_seq(&mut self, operation: &OperationSeq) {
-        let steps = || operation.ops().iter().map(Step::of_seq_part);
-        self.carry(|at| carry(at, steps()));
+        carry(self.places(), operation.ops().iter().map(Step::of_seq_part));
     }
 
-    fn carry(&mut self, at: impl Fn(u64) -> u64) {
-        for cursor in &mut self.cursors {
-            *cursor = at(*cursor);
-        }
-        for (start, end) in &mut self.selections {
-            (*start, *end) = (at(*start), at(*end));
-        }
+    fn places(&mut self) -> impl Iterator<Item = &mut u64> {
+        self.cursors.iter_mut().chain(
+            self.selections
+                .iter_mut()
+                .flat_map(|(start, end)| [start, end]),
+        )
     }
 
     /// The positions inside a text of `length` code points (its end
@@ -100,25 +93,51 @@ impl Step {
     }
 }
 
-/// Rustpad's `transform_index`: text inserted at a caret pushes it right, a
-/// deletion around it pulls it to the deletion's start.
-fn carry(position: u64, steps: impl Iterator<Item = Step>) -> u64 {
-    let mut before = position as i128;
-    let mut moved = before;
+/// Carries everyone's positions over a History entry, as Rustpad does.
+pub fn carry_all<'a>(everyone: impl Iterator<Item = &'a mut Positions>, operation: &Operation) {
+    carry(
+        everyone.flat_map(Positions::places),
+        operation.0.iter().map(Step::of_part),
+    );
+}
+
+/// Rustpad's `transform_index` for every position at once: text inserted at
+/// a caret pushes it right, a deletion around it pulls it to the deletion's
+/// start. One pass over the operation and the sorted positions, so a long
+/// operation costs its parts plus the positions, not their product.
+fn carry<'a>(places: impl Iterator<Item = &'a mut u64>, steps: impl Iterator<Item = Step>) {
+    let mut places: Vec<&mut u64> = places.collect();
+    if places.is_empty() {
+        return;
+    }
+    places.sort_unstable_by_key(|at| **at);
+    let mut places = places.into_iter().peekable();
+    // Of the old text before the current step: how far, how much was
+    // inserted and how much removed.
+    let (mut old, mut inserted, mut removed) = (0u64, 0u64, 0u64);
     for step in steps {
         match step {
-            Step::Keep(n) => before -= n as i128,
-            Step::Insert(n) => moved += n as i128,
+            Step::Keep(n) => {
+                let end = old.saturating_add(n);
+                while let Some(at) = places.next_if(|at| **at < end) {
+                    *at = at.saturating_add(inserted).saturating_sub(removed);
+                }
+                old = end;
+            }
+            Step::Insert(n) => inserted = inserted.saturating_add(n),
             Step::Remove(n) => {
-                moved -= before.min(n as i128);
-                before -= n as i128;
+                let end = old.saturating_add(n);
+                while let Some(at) = places.next_if(|at| **at < end) {
+                    *at = old.saturating_add(inserted).saturating_sub(removed);
+                }
+                removed = removed.saturating_add(n);
+                old = end;
             }
         }
-        if before < 0 {
-            break;
-        }
     }
-    moved.clamp(0, u64::MAX as i128) as u64
+    for at in places {
+        *at = at.saturating_add(inserted).saturating_sub(removed);
+    }
 }
 
 /// Reads the first [`MAX_PER_KIND`] elements of a list and skips the rest,
@@ -157,12 +176,72 @@ mod tests {
         serde_json::from_str(json).unwrap()
     }
 
+    /// Rustpad's own `transform_index`, one position at a time.
+    fn transform_index(position: u64, operation: &Operation) -> u64 {
+        let mut before = position as i128;
+        let mut moved = before;
+        for step in operation.0.iter().map(Step::of_part) {
+            match step {
+                Step::Keep(n) => before -= n as i128,
+                Step::Insert(n) => moved += n as i128,
+                Step::Remove(n) => {
+                    moved -= before.min(n as i128);
+                    before -= n as i128;
+                }
+            }
+            if before < 0 {
+                break;
+            }
+        }
+        moved.clamp(0, u64::MAX as i128) as u64
+    }
+
+    #[test]
+    fn one_pass_carries_every_position_as_rustpad_would_one_by_one() {
+        let operations = [
+            r#"[2,"XY",1,-2,1]"#,
+            r#"["ab",-3,2,"c",1,-1]"#,
+            r#"[-6,"zz"]"#,
+            r#"[6,"end"]"#,
+            r#"[1,"a",1,"b",-1,1,"c",-2]"#,
+        ];
+        for operation in operations {
+            let operation: Operation = serde_json::from_str(operation).unwrap();
+            let mut everyone = [
+                positions(r#"{"cursors":[0,1,2,3,4,5,6,9],"selections":[[1,5],[6,0]]}"#),
+                positions(r#"{"cursors":[3,3,2]}"#),
+            ];
+            let expected: Vec<Positions> = everyone
+                .iter()
+                .map(|p| Positions {
+                    cursors: p
+                        .cursors
+                        .iter()
+                        .map(|&at| transform_index(at, &operation))
+                        .collect(),
+                    selections: p
+                        .selections
+                        .iter()
+                        .map(|&(a, b)| {
+                            (
+                                transform_index(a, &operation),
+                                transform_index(b, &operation),
+                            )
+                        })
+                        .collect(),
+                })
+                .collect();
+            carry_all(everyone.iter_mut(), &operation);
+            assert_eq!(everyone.to_vec(), expected, "{operation:?}");
+        }
+    }
+
     #[test]
     fn carets_move_as_rustpad_moves_them() {
         let mut seen = positions(r#"{"cursors":[0,2,3,6],"selections":[[1,5]]}"#);
         // "abcdef": insert "XY" at 2, delete "de".
         let operation: Operation = serde_json::from_str(r#"[2,"XY",1,-2,1]"#).unwrap();
-        seen.carry_over(&operation);
+        carry_all(std::iter::once(&mut seen), &operation);
         // An insert at a caret pushes it right; a deletion pulls a caret to its start.
         assert_eq!(seen.cursors, [0, 4, 5, 6]);
         assert_eq!(seen.selections, [(1, 5)]);

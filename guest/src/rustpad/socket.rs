@@ -154,13 +154,15 @@ impl PadSocket {
         debug_assert!(revision <= self.revision);
         debug_assert_eq!(self.own_entries, 0, "a mark goes first");
         // Noted before anything is sent, so a wait that sees the entries
-        // first already knows them; noted again with the revision reached,
-        // however the write ends, so a note never outlives what it covers
-        // (a late entry past it only wakes a wait).
+        // first already knows them; noted again, however the write ends,
+        // with the revision of its last entry (or, unacknowledged, the
+        // revision reached: a late entry past it only wakes a wait), so a
+        // note never covers more than the write.
         let writers_key = writers_key(&self.state.id);
         writers::note(&writers_key, me, None);
         let outcome = self.send_and_confirm(mark, revision, operation, shown);
-        writers::note(&writers_key, me, Some(self.revision));
+        let last = self.state.last_own_revision().unwrap_or(self.revision);
+        writers::note(&writers_key, me, Some(last));
         outcome
     }
 
@@ -263,7 +265,8 @@ impl PadSocket {
     /// The next frame, or None if none came before `deadline`.
     fn frame(&self, deadline: Instant) -> Result<Option<String>, String> {
         let left = deadline.saturating_duration_since(Instant::now());
-        let timeout_ms = left.as_millis().min(u32::MAX as u128) as u32;
+        // Rounded up, so that a wait never ends before its deadline.
+        let timeout_ms = left.as_nanos().div_ceil(1_000_000).min(u32::MAX as u128) as u32;
         self.connection.recv(timeout_ms)
     }
 }

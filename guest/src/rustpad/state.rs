@@ -16,7 +16,7 @@ use super::authorship::Authorship;
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::marks;
 use super::ot::{Document, Operation};
-use super::positions::Positions;
+use super::positions::{self, Positions};
 use super::since::Since;
 use crate::text::{self, MAX_LABEL_CHARS};
 
@@ -149,6 +149,8 @@ pub struct PadState {
     pub(super) authorship: Option<Authorship>,
     /// Entries of this connection's own in the history so far.
     pub(super) own_entries: u64,
+    /// The revision of the last of them.
+    pub(super) last_own_revision: Option<u64>,
 }
 
 impl PadState {
@@ -168,6 +170,7 @@ impl PadState {
             since: track.since.map(Since::from),
             authorship: track.authorship.then(Authorship::new),
             own_entries: 0,
+            last_own_revision: None,
         }
     }
 
@@ -177,6 +180,11 @@ impl PadState {
 
     pub fn revision(&self) -> u64 {
         self.revision
+    }
+
+    /// The revision of this connection's last entry in the history, if any.
+    pub fn last_own_revision(&self) -> Option<u64> {
+        self.last_own_revision
     }
 
     /// Rustpad's number for this connection, once it has said.
@@ -250,6 +258,7 @@ impl PadState {
                 length: self.document.len() as u64,
                 revision: self.revision,
                 ours: 0,
+                last_ours: None,
             };
             let check_every = DEADLINE_CHECK_EVERY as u64;
             if let Some(folded) = fold_history_frame(frame, from, self.me, deadline, check_every) {
@@ -261,6 +270,7 @@ impl PadState {
                 }
                 self.revision = folded.revision;
                 self.own_entries += folded.ours;
+                self.last_own_revision = folded.last_ours.or(self.last_own_revision);
                 return Ok(Event::History { ours: folded.ours });
             }
         }
@@ -316,9 +326,11 @@ impl PadState {
                 Event::UserInfo { id, present: false }
             }
             ServerMsg::UserCursor { id, data } => {
-                if data.is_empty() || Some(id) == self.me {
+                // Kept for the people this session lists (named, bounded),
+                // so nameless connections cannot crowd them out.
+                if data.is_empty() || Some(id) == self.me || !self.users.contains_key(&id) {
                     self.positions.remove(&id);
-                } else if self.positions.len() < MAX_USERS || self.positions.contains_key(&id) {
+                } else {
                     self.positions.insert(id, data);
                 }
                 Event::UserCursor { id }
@@ -349,12 +361,13 @@ impl PadState {
             self.document
                 .apply(&entry.operation)
                 .map_err(FoldError::CannotApply)?;
-            for positions in self.positions.values_mut() {
-                positions.carry_over(&entry.operation);
+            if !self.positions.is_empty() {
+                positions::carry_all(self.positions.values_mut(), &entry.operation);
             }
             self.revision += 1;
             if mine {
                 ours += 1;
+                self.last_own_revision = Some(self.revision);
             }
             if let Some(authorship) = &mut self.authorship {
                 authorship.follow(entry.id, &entry.operation);
@@ -382,6 +395,7 @@ impl PadState {
             length: self.document.len() as u64,
             revision: self.revision,
             ours: 0,
+            last_ours: None,
         };
         let folded = fold_lengths(
             entries,
@@ -397,6 +411,7 @@ impl PadState {
             self.positions.clear();
         }
         self.revision = folded.revision;
+        self.last_own_revision = folded.last_ours.or(self.last_own_revision);
         Ok(folded.ours)
     }
 

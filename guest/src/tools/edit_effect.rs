@@ -163,6 +163,9 @@ pub(super) fn report(
         &format!("{id} (after)"),
     );
     let mut beside = Vec::new();
+    // Names are pad content of up to 100 characters each: the result names
+    // at most this many in all, however many edits and people there are.
+    let mut names_left = people::MAX_PEOPLE_SHOWN * 2;
     let ranges: Vec<Value> = effect
         .placed
         .iter()
@@ -170,13 +173,21 @@ pub(super) fn report(
         .map(|(index, (start, end))| {
             let (first, last) = line_range(&effect.after, *start, *end);
             let mut range = json!({ "edit": index + 1, "start_line": first, "end_line": last });
+            // A caret at the very end of the new text is where it was typing
+            // (an insertion at a caret pushes it past the text), so the line
+            // the range ends on counts even when the range stops before it.
+            let touched_last = effect
+                .after
+                .char_to_line((*end as usize).min(effect.after.len_chars()))
+                + 1;
             let names: Vec<&str> = effect
                 .people
                 .iter()
-                .filter(|person| person.is_on(first, last))
+                .filter(|person| person.is_on(first, last.max(touched_last)))
                 .map(|person| person.name.as_str())
-                .take(people::MAX_PEOPLE_SHOWN)
+                .take(names_left)
                 .collect();
+            names_left -= names.len();
             if !names.is_empty() {
                 beside.push(format!(
                     "Edit {} changed a line where {} {} working.",

@@ -100,16 +100,22 @@ fn run(call: &Call) -> ToolResult {
     socket.close();
     let mut note = EPHEMERAL.to_string();
     if !positions.is_empty() {
-        let text = http::get(call.url, &format!("/api/text/{id}"))?;
-        let text = ropey::Rope::from_str(&String::from_utf8_lossy(&text.body));
-        if text.len_chars() == length {
-            let named = positions.iter().map(|(name, at)| (name.as_str(), at));
-            let people = people::located(named, &text);
-            if !people.is_empty() {
-                payload.insert("people".into(), people::to_json(&people));
+        // Where people are is extra: a failed read leaves it out, not the rest.
+        let text = http::get(call.url, &format!("/api/text/{id}"))
+            .map(|response| ropey::Rope::from_str(&String::from_utf8_lossy(&response.body)));
+        match text {
+            Ok(text) if text.len_chars() == length => {
+                let named = positions.iter().map(|(name, at)| (name.as_str(), at));
+                let people = people::located(named, &text);
+                if !people.is_empty() {
+                    payload.insert("people".into(), people::to_json(&people));
+                }
             }
-        } else {
-            note.push_str(" The pad changed while it was being looked at, so where people are working is left out: call again to see it.");
+            Ok(_) => note.push_str(" The pad changed while it was being looked at, so where people are working is left out: call again to see it."),
+            Err(error) => note.push_str(&format!(
+                " Where people are working is left out: reading the pad's text failed ({}).",
+                error.message()
+            )),
         }
     }
     payload.insert("note".into(), json!(note));

@@ -36,6 +36,8 @@ pub struct Lengths {
     pub revision: u64,
     /// How many of the edits folded were ours.
     pub ours: u64,
+    /// The revision of the last of them, if any.
+    pub last_ours: Option<u64>,
 }
 
 /// Why a fold stopped.
@@ -194,6 +196,7 @@ impl Entry<'_> {
         }
         if Some(id) == fold.me {
             fold.at.ours += 1;
+            fold.at.last_ours = Some(fold.at.revision);
         }
         Ok(())
     }
@@ -352,6 +355,7 @@ mod tests {
             length: 0,
             revision: 0,
             ours: 0,
+            last_ours: None,
         };
         let deadline = Instant::now() + Duration::from_secs(60);
         fold_lengths(entries, start, skip, Some(7), deadline, 4096)
@@ -369,7 +373,8 @@ mod tests {
             Lengths {
                 length: 0,
                 revision: 3,
-                ours: 1
+                ours: 1,
+                last_ours: Some(2),
             }
         );
         // Skipped entries are read, not applied.

@@ -144,6 +144,7 @@ impl<'a> Scanner<'a> {
                 lengths.revision += 1;
                 if Some(id) == fold.me {
                     lengths.ours += 1;
+                    lengths.last_ours = Some(lengths.revision);
                 }
             }
             index += 1;
