@@ -81,6 +81,14 @@ mod bindings {
                 busy: reply.busy,
             }
         }
+
+        fn watch(subject: String, cursor: Option<String>) -> Watched {
+            match crate::mcp::watch_round(&subject, cursor.as_deref()) {
+                crate::mcp::Round::Changed(cursor) => Watched::Changed(cursor),
+                crate::mcp::Round::Quiet(cursor) => Watched::Quiet(cursor),
+                crate::mcp::Round::Lost(reason) => Watched::Lost(reason),
+            }
+        }
     }
 
     export!(Component);

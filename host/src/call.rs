@@ -2,8 +2,9 @@
 //! share of the memory budget, registers under its request id so that
 //! `notifications/cancelled` can stop it, runs in a fresh instance with what
 //! the transport grants (a way to ask the client, the places for tool
-//! calls), is traced, turns a failure into an error for the client, and
-//! unregisters however it ends. A question it left open is withdrawn by the
+//! calls, watches), is traced, turns a failure into an error for the client,
+//! and unregisters however it ends. A request the component held open
+//! (a listen) lets go of its places and waits until the transport ends it. A question it left open is withdrawn by the
 //! questions themselves ([`crate::questions`]).
 
 use std::future::Future;
@@ -106,13 +107,13 @@ pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Run
     // unregister) before it was ever registered.
     let (cleared, clearance) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        let _place = place;
+        let place = place;
         if clearance.await.is_err() {
             return Ended::default();
         }
         // Unregisters the call however it ends, a panic included.
         let _landing = registration.map(|(flights, flight)| Landing { flights, flight });
-        let _bytes = match runtime.reserve(message.len()) {
+        let bytes = match runtime.reserve(message.len()) {
             Ok(bytes) => bytes,
             Err(reason) => {
                 return Ended::error(
@@ -131,7 +132,16 @@ pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Run
                 if trace {
                     replied.cost.trace(&method, id.as_ref());
                 }
-                replied.reply
+                let Some(held) = replied.held else {
+                    return replied.reply;
+                };
+                // A held request waits on its own: it takes no place and
+                // none of the message budget meanwhile.
+                drop((place, bytes));
+                Ended {
+                    response: Some(held.until_ended().await),
+                    ..Ended::default()
+                }
             }
             Err(failure) => {
                 eprintln!("rustpad-mcp: {}", failure.0);

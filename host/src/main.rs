@@ -24,6 +24,7 @@ mod settings;
 mod stdio;
 mod tally;
 mod user_state;
+mod watches;
 pub mod websocket;
 mod writers;
 
@@ -301,9 +302,11 @@ async fn run(
     let router = Router::new(startup.session_openers);
     let serving = async move {
         match transport {
-            Transport::Stdio => stdio::serve(runtime, limits.stdio_calls, router, trace).await,
-            Transport::Http(address, limits) => {
-                http::serve(runtime, address, limits, router, trace).await
+            Transport::Stdio => {
+                stdio::serve(runtime, limits.stdio_calls, limits.watches, router, trace).await
+            }
+            Transport::Http(address, http_limits) => {
+                http::serve(runtime, address, http_limits, router, limits.watches, trace).await
             }
         }
     };

@@ -14,11 +14,27 @@ pub const MAX_MEMORY: &str = "RUSTPAD_MCP_MAX_MEMORY";
 /// Pads whose recent removals the tally keeps (see `tally`).
 pub const TALLY_PADS: &str = "RUSTPAD_MCP_TALLY_PADS";
 
+/// Pads watched for subscribers at once, in all.
+pub const WATCHED_PADS: &str = "RUSTPAD_MCP_WATCHED_PADS";
+/// Pads one 2025-11-25 session may subscribe to.
+pub const WATCHES_PER_SESSION: &str = "RUSTPAD_MCP_WATCHES_PER_SESSION";
+/// Pads one held listen (2026-07-28) may name.
+pub const WATCHES_PER_LISTEN: &str = "RUSTPAD_MCP_WATCHES_PER_LISTEN";
+
 /// Tool calls running at once with `--http`.
 pub const HTTP_MAX_CALLS: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
 
 /// The host's settings besides those of `--http`.
-const GENERAL: [&str; 5] = [CACHE_DIR, TRACE, MAX_CALLS, MAX_MEMORY, TALLY_PADS];
+const GENERAL: [&str; 8] = [
+    CACHE_DIR,
+    TRACE,
+    MAX_CALLS,
+    MAX_MEMORY,
+    TALLY_PADS,
+    WATCHED_PADS,
+    WATCHES_PER_SESSION,
+    WATCHES_PER_LISTEN,
+];
 /// The host settings that concern only `--http`.
 const HTTP: [&str; 4] = [
     rustpad_mcp_rules::gate::TOKEN_VARIABLE,
@@ -37,6 +53,13 @@ const MAX_MAX_MEMORY_MIB: usize = 1 << 20;
 const MAX_MAX_CALLS: usize = 100_000;
 const DEFAULT_TALLY_PADS: usize = 100_000;
 const MAX_TALLY_PADS: usize = 10_000_000;
+/// A watched pad holds a socket and, while it waits, an instance of about
+/// a megabyte (docs/performance.md): 64 of them stay well within the
+/// default memory budget.
+const DEFAULT_WATCHED_PADS: usize = 64;
+const MAX_WATCHED_PADS: usize = 10_000;
+const DEFAULT_WATCHES_PER_SUBSCRIBER: usize = 16;
+const MAX_WATCHES_PER_SUBSCRIBER: usize = 1_000;
 
 /// How much the host lets running calls take, on either transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +70,16 @@ pub struct Limits {
     pub memory_mib: usize,
     /// Pads the removal tally keeps at once.
     pub tally_pads: usize,
+    pub watches: WatchLimits,
+}
+
+/// How many pads may be watched for subscribers: in all, per 2025-11-25
+/// session, and per held listen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WatchLimits {
+    pub pads: usize,
+    pub per_session: usize,
+    pub per_listen: usize,
 }
 
 impl Limits {
@@ -60,6 +93,26 @@ impl Limits {
                 MIN_MAX_MEMORY_MIB..=MAX_MAX_MEMORY_MIB,
             )?,
             tally_pads: whole_number(&lookup, TALLY_PADS, DEFAULT_TALLY_PADS, 1..=MAX_TALLY_PADS)?,
+            watches: WatchLimits {
+                pads: whole_number(
+                    &lookup,
+                    WATCHED_PADS,
+                    DEFAULT_WATCHED_PADS,
+                    1..=MAX_WATCHED_PADS,
+                )?,
+                per_session: whole_number(
+                    &lookup,
+                    WATCHES_PER_SESSION,
+                    DEFAULT_WATCHES_PER_SUBSCRIBER,
+                    1..=MAX_WATCHES_PER_SUBSCRIBER,
+                )?,
+                per_listen: whole_number(
+                    &lookup,
+                    WATCHES_PER_LISTEN,
+                    DEFAULT_WATCHES_PER_SUBSCRIBER,
+                    1..=MAX_WATCHES_PER_SUBSCRIBER,
+                )?,
+            },
         })
     }
 }
@@ -166,7 +219,21 @@ mod tests {
                 stdio_calls: DEFAULT_MAX_CALLS,
                 memory_mib: DEFAULT_MAX_MEMORY_MIB,
                 tally_pads: DEFAULT_TALLY_PADS,
+                watches: WatchLimits {
+                    pads: DEFAULT_WATCHED_PADS,
+                    per_session: DEFAULT_WATCHES_PER_SUBSCRIBER,
+                    per_listen: DEFAULT_WATCHES_PER_SUBSCRIBER,
+                },
             }
+        );
+        assert!(limits(&[(WATCHED_PADS, "0")]).is_err());
+        assert!(limits(&[(WATCHES_PER_LISTEN, "1001")]).is_err());
+        assert_eq!(
+            limits(&[(WATCHES_PER_SESSION, "2")])
+                .unwrap()
+                .watches
+                .per_session,
+            2
         );
         assert_eq!(limits(&[(MAX_MEMORY, " 80 ")]).unwrap().memory_mib, 80);
         for bad in ["0", "63", "-1", "1.5", "lots", ""] {

@@ -8,6 +8,9 @@
 //! session every later call gets; a call that may open one is finished
 //! before the next line is read, so the messages after it see its session.
 //!
+//! The connection is one session: its subscriptions last until stdin
+//! closes, when every held listen ends with its result.
+//!
 //! Bounds: a tool call takes one of `max_calls` places through the
 //! component (`RUSTPAD_MCP_MAX_CALLS`), and is refused at once past them;
 //! every message waits for one of a few places of its own before more of
@@ -33,7 +36,8 @@ use crate::places::CallPlaces;
 use crate::questions::{Asker, Questions};
 use crate::route::{Route, Router, SessionUse};
 use crate::runtime::{Elicitor, Grants, Runtime};
-use crate::settings::MAX_CALLS;
+use crate::settings::{MAX_CALLS, WatchLimits};
+use crate::watches::{Holds, Watchers, Watching};
 
 /// Messages handled at once, per tool-call place.
 const IN_HAND_PER_CALL: usize = 4;
@@ -47,10 +51,24 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(20);
 pub async fn serve(
     runtime: Arc<Runtime>,
     max_calls: usize,
+    watch_limits: WatchLimits,
     router: Router,
     trace: bool,
 ) -> anyhow::Result<()> {
     let (out, lines) = outbox(STDIO_QUEUE_BYTES);
+    // The connection is the 2025-11-25 session; held listens end with stdin.
+    let watchers = Watchers::new(runtime.clone(), watch_limits);
+    let (end_holds, ends) = tokio::sync::watch::channel(false);
+    let watching = Watching {
+        session: Some(Arc::new(
+            watchers.scope(watch_limits.per_session, out.clone()),
+        )),
+        holds: Some(Holds {
+            watchers,
+            out: out.clone(),
+            ends,
+        }),
+    };
     let writer = tokio::spawn(write_lines(lines));
     let places = Arc::new(CallPlaces::new(max_calls, MAX_CALLS));
     let in_hand = Arc::new(Semaphore::new(IN_HAND_PER_CALL * max_calls));
@@ -122,6 +140,7 @@ pub async fn serve(
             grants: Grants {
                 elicitor: Some(asker),
                 places: Some(places.clone()),
+                watching: watching.clone(),
             },
             flights: Some(flights.clone()),
             place: Some(place),
@@ -159,6 +178,8 @@ pub async fn serve(
         while tasks.try_join_next().is_some() {}
     }
     questions.fail_all("the client closed stdin");
+    let _ = end_holds.send(true);
+    drop(watching);
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, async {
         while tasks.join_next().await.is_some() {}
     })

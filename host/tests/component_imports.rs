@@ -104,5 +104,5 @@ fn the_server_world_component_keeps_its_imports() {
         "the imports of {} differ from docs/architecture.md",
         path.display()
     );
-    assert_eq!(exports, ["configure", "handle"]);
+    assert_eq!(exports, ["configure", "handle", "watch"]);
 }

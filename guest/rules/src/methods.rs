@@ -16,6 +16,11 @@ pub enum Method {
     ResourcesList,
     ResourcesTemplatesList,
     ResourcesRead,
+    /// 2025-11-25: word when a resource changes, for the session.
+    ResourcesSubscribe,
+    ResourcesUnsubscribe,
+    /// 2026-07-28: a request held open for change notifications.
+    SubscriptionsListen,
     LoggingSetLevel,
     /// Not MCP: what `rustpad-mcp --check` asks (read-only).
     Check,
@@ -85,7 +90,7 @@ const fn row(method: Method, name: &'static str, eras: Eras) -> Spec {
 }
 
 /// Every method, with what it needs.
-pub const METHODS: [Spec; 12] = [
+pub const METHODS: [Spec; 15] = [
     Spec {
         opens_session: true,
         ..row(Method::Initialize, "initialize", Eras::Legacy)
@@ -130,6 +135,29 @@ pub const METHODS: [Spec; 12] = [
         cache: Cache::Live,
         ..row(Method::ResourcesRead, "resources/read", Eras::Both)
     },
+    Spec {
+        needs_session: true,
+        named_by: Some(Named::Uri),
+        ..row(
+            Method::ResourcesSubscribe,
+            "resources/subscribe",
+            Eras::Legacy,
+        )
+    },
+    Spec {
+        needs_session: true,
+        named_by: Some(Named::Uri),
+        ..row(
+            Method::ResourcesUnsubscribe,
+            "resources/unsubscribe",
+            Eras::Legacy,
+        )
+    },
+    row(
+        Method::SubscriptionsListen,
+        "subscriptions/listen",
+        Eras::Modern,
+    ),
     row(Method::LoggingSetLevel, "logging/setLevel", Eras::Legacy),
     row(Method::Check, "rustpad-mcp/check", Eras::Legacy),
 ];

@@ -45,8 +45,7 @@ pub fn add_preflight(headers: &mut HeaderMap, methods: &'static str) {
 /// Where MCP is served.
 pub const ENDPOINT: &str = "/mcp";
 pub const NOT_FOUND: &str = "Not found: MCP is served at /mcp\n";
-pub const GET_NOT_ALLOWED: &str =
-    "Method not allowed: send MCP messages with POST (this server opens no GET stream)\n";
+pub const GET_NOT_ALLOWED: &str = "Method not allowed: send MCP messages with POST; GET opens a 2025-11-25 session's stream, and DELETE ends the session\n";
 
 /// The largest message a transport accepts (a whole pad is at most a few MiB
 /// of JSON).

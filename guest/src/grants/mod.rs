@@ -20,9 +20,9 @@ pub mod tcp;
 pub mod websocket;
 
 #[cfg(not(feature = "wasi-http"))]
-pub use crate::bindings::rustpad::mcp::{calls, elicitation, tally, websocket, writers};
+pub use crate::bindings::rustpad::mcp::{calls, elicitation, tally, watches, websocket, writers};
 #[cfg(feature = "wasi-http")]
-pub use stateless::{calls, elicitation, tally, writers};
+pub use stateless::{calls, elicitation, tally, watches, writers};
 
 /// The host can put a question to the client in the middle of a 2025-11-25
 /// call (`elicitation/create` on the client's connection).
@@ -36,6 +36,12 @@ pub const STATELESS: bool = cfg!(feature = "wasi-http");
 /// HTTP requests to Rustpad go through a host that is not ours, which checks
 /// certificates its own way: `RUSTPAD_INSECURE_TLS` cannot reach them.
 pub const HOST_CHECKS_HTTP_CERTIFICATES: bool = cfg!(feature = "wasi-http");
+
+/// The host keeps sessions' subscriptions (2025-11-25 `resources/subscribe`)
+/// and watches pads for them. A WebAssembly host keeps nothing between
+/// requests, so only a held request (2026-07-28 `subscriptions/listen`),
+/// which the component streams itself, can be served there.
+pub const KEEPS_SUBSCRIPTIONS: bool = cfg!(not(feature = "wasi-http"));
 
 /// The host keeps a record of the connections this process wrote over, so
 /// a wait can tell this server's writes from people's.

@@ -33,12 +33,15 @@ pub fn server_info() -> Value {
 /// Prompts it has none of, and says so through their standard methods (an
 /// empty list) rather than by leaving them unknown, so that generic clients
 /// and the official conformance suite find every list answering. Logging is
-/// accepted, and there is never anything to log.
-pub(super) fn capabilities() -> Value {
+/// accepted, and there is never anything to log. A pad can be subscribed
+/// to in 2026-07-28 (a listen) everywhere, and in 2025-11-25 where the host
+/// keeps sessions' subscriptions.
+pub(super) fn capabilities(modern: bool) -> Value {
+    let subscribe = modern || crate::grants::KEEPS_SUBSCRIPTIONS;
     json!({
         "tools": { "listChanged": false },
         "prompts": { "listChanged": false },
-        "resources": { "listChanged": false },
+        "resources": { "listChanged": false, "subscribe": subscribe },
         "logging": {},
     })
 }
@@ -79,7 +82,7 @@ pub(super) fn no_prompt() -> RpcError {
 pub(super) fn discover() -> Value {
     json!({
         "supportedVersions": SUPPORTED,
-        "capabilities": capabilities(),
+        "capabilities": capabilities(true),
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS,
     })

@@ -8,7 +8,7 @@ use serde_json::json;
 use rustpad_mcp_rules::methods::Method;
 
 use super::request::{Request, RpcError};
-use super::{Session, call, lists, negotiate, resources};
+use super::{Session, call, lists, negotiate, resources, subscriptions};
 use crate::config::Config;
 use crate::tools::CallContext;
 
@@ -54,6 +54,9 @@ pub(super) fn answer(
         Method::ResourcesTemplatesList => resources::templates(config, params)?,
         Method::PromptsGet => return Err(lists::no_prompt()),
         Method::ResourcesRead => resources::read(config, params)?,
+        Method::ResourcesSubscribe => subscriptions::subscribe(config, params)?,
+        Method::ResourcesUnsubscribe => subscriptions::unsubscribe(config, params)?,
+        Method::SubscriptionsListen => subscriptions::listen(config, request)?,
         Method::LoggingSetLevel => lists::set_level(params)?,
         Method::Check => {
             let (ok, report) =

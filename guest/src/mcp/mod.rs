@@ -22,6 +22,7 @@ mod modern;
 mod negotiate;
 mod request;
 mod resources;
+mod subscriptions;
 #[cfg(test)]
 mod tests;
 
@@ -36,6 +37,7 @@ use crate::config::Config;
 use request::{Outcome, RpcError};
 
 pub use lists::server_info;
+pub use subscriptions::{MAX_PADS_PER_LISTEN, ROUND, Round, watch_round};
 
 pub const MODERN: &str = "2026-07-28";
 /// Legacy revisions we speak: the ones with elicitation and structured output.
@@ -136,7 +138,9 @@ pub fn handle_with(
             Err(error) => (Err(error), None),
         },
     };
-    if request.id.is_none() {
+    // A listen that was held is answered when it ends, by the host.
+    let held = method == Some(Method::SubscriptionsListen) && outcome.is_ok();
+    if request.id.is_none() || held {
         return Reply::default();
     }
     Reply {

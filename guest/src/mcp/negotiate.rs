@@ -33,7 +33,7 @@ pub(super) fn initialize(params: &Map<String, Value>) -> Result<(Value, Session)
     };
     let result = json!({
         "protocolVersion": version,
-        "capabilities": lists::capabilities(),
+        "capabilities": lists::capabilities(false),
         "serverInfo": lists::server_info(),
         "instructions": lists::INSTRUCTIONS,
     });

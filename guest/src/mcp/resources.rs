@@ -15,6 +15,7 @@ use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUN
 use super::request::{Outcome, RpcError};
 use crate::config::Config;
 use crate::rustpad::http;
+use crate::rustpad::url::RustpadUrl;
 use crate::text::{self, MAX_RESULT_CHARS, UNTRUSTED_PREAMBLE};
 use crate::tools::args::check_id;
 
@@ -27,7 +28,7 @@ const READ_TOOL: &str = "get_document";
 /// Room left in a read for everything but the pad's text.
 const READ_OVERHEAD: usize = 2_000;
 
-fn offered(config: &Config) -> bool {
+pub(super) fn offered(config: &Config) -> bool {
     config.tools.iter().any(|tool| tool.name == READ_TOOL)
 }
 
@@ -64,14 +65,13 @@ fn no_cursor(params: &Map<String, Value>) -> Result<(), RpcError> {
     Ok(())
 }
 
-/// `resources/read` of `rustpad://<id>`.
-pub(super) fn read(config: &Config, params: &Map<String, Value>) -> Outcome {
-    let Some(uri) = params.get("uri").and_then(Value::as_str) else {
-        return Err(RpcError::new(
-            INVALID_PARAMS,
-            "Invalid params: resources/read needs a \"uri\" (a string)",
-        ));
-    };
+/// The pad a resource URI names, on this server's Rustpad; the resource
+/// error when it names none that can be reached. `method` is the method
+/// that needs it, for the message.
+pub(super) fn pad_of<'a>(
+    config: &'a Config,
+    uri: &'a str,
+) -> Result<(&'a RustpadUrl, &'a str), RpcError> {
     if !offered(config) {
         return Err(not_found(
             uri,
@@ -91,6 +91,26 @@ pub(super) fn read(config: &Config, params: &Map<String, Value>) -> Outcome {
             "this server runs without RUSTPAD_URL, so it cannot reach any pad".into(),
         ));
     };
+    Ok((rustpad, id))
+}
+
+/// The `uri` a method's params must carry.
+pub(super) fn uri_of<'a>(
+    params: &'a Map<String, Value>,
+    method: &str,
+) -> Result<&'a str, RpcError> {
+    params.get("uri").and_then(Value::as_str).ok_or_else(|| {
+        RpcError::new(
+            INVALID_PARAMS,
+            format!("Invalid params: {method} needs a \"uri\" (a string)"),
+        )
+    })
+}
+
+/// `resources/read` of `rustpad://<id>`.
+pub(super) fn read(config: &Config, params: &Map<String, Value>) -> Outcome {
+    let uri = uri_of(params, "resources/read")?;
+    let (rustpad, id) = pad_of(config, uri)?;
     // Reaching Rustpad takes one of the host's places, as a tool call does.
     crate::grants::calls::enter().map_err(|reason| RpcError {
         busy: true,
@@ -132,7 +152,7 @@ pub(super) fn read(config: &Config, params: &Map<String, Value>) -> Outcome {
 }
 
 /// No such resource: the revision's own code is the era adapter's to give.
-fn not_found(uri: &str, why: String) -> RpcError {
+pub(super) fn not_found(uri: &str, why: String) -> RpcError {
     RpcError {
         code: RESOURCE_NOT_FOUND,
         message: format!("Resource not found: {}: {why}", text::clean_line(uri, 200)),

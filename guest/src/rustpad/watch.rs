@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 
 use super::Error;
 use super::since::Since;
-use super::socket::{PadSocket, writers_key};
+use super::socket::{PadSocket, Track, writers_key};
 use super::state::Event;
+use super::url::RustpadUrl;
 use crate::grants::writers;
 
 /// How a burst of changes is waited out.
@@ -94,4 +95,70 @@ fn others_changed(since: &Since, checked: &mut usize, key: &str) -> bool {
                     number == entry.author && last.is_none_or(|last| revision <= last)
                 })
         })
+}
+
+/// How a burst is waited out before subscribers hear of it: shorter than a
+/// tool's wait, since the host also lets at most one update per pad through
+/// in each of its coalescing intervals.
+pub const FOR_SUBSCRIBERS: Settle = Settle {
+    quiet: Duration::from_millis(300),
+    at_most: Duration::from_secs(2),
+};
+
+/// What one stretch of watching saw, with the revision it reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Seen {
+    /// Someone else changed the pad (or it was forgotten and begun again).
+    Changed(u64),
+    /// Nothing but this process's own writes, or nothing at all.
+    Quiet(u64),
+}
+
+/// An open, invisible look at a pad for its subscribers, from a revision.
+pub struct Look {
+    socket: PadSocket,
+    id: String,
+    /// The pad holds fewer revisions than the cursor it was opened from:
+    /// Rustpad restarted or forgot it, which is a change to report.
+    begun_again: bool,
+}
+
+impl Look {
+    /// Opens a look at pad `id` recording from `cursor` (a revision an
+    /// earlier look reached; none: from now).
+    pub fn open(url: &RustpadUrl, id: &str, cursor: Option<u64>) -> Result<Look, Error> {
+        let track = cursor.map_or(Track::TEXT, Track::text_since);
+        let mut socket = PadSocket::look(url, id, track)?;
+        let begun_again = cursor.is_some_and(|cursor| socket.revision() < cursor);
+        if cursor.is_none() || begun_again {
+            socket.record_from_here()?;
+        }
+        Ok(Look {
+            socket,
+            id: id.to_string(),
+            begun_again,
+        })
+    }
+
+    /// Watches until someone else's change has settled, or `until`; what
+    /// was seen is then forgotten, so the next call sees only what follows.
+    pub fn next_change(&mut self, until: Instant) -> Result<Seen, Error> {
+        let changed = std::mem::take(&mut self.begun_again)
+            || until_others_change(&mut self.socket, &self.id, until, FOR_SUBSCRIBERS)?;
+        self.socket.record_from_here()?;
+        let revision = self.socket.revision();
+        Ok(if changed {
+            Seen::Changed(revision)
+        } else {
+            Seen::Quiet(revision)
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn close(self) {
+        self.socket.close();
+    }
 }

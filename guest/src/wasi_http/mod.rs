@@ -15,7 +15,7 @@
 use std::time::{Duration, Instant};
 
 use http::header::{
-    ALLOW, CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER, WWW_AUTHENTICATE,
+    ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER, WWW_AUTHENTICATE,
     X_CONTENT_TYPE_OPTIONS,
 };
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
@@ -30,16 +30,21 @@ use wasip2::io::streams::StreamError;
 
 use crate::config::{self, Config};
 use crate::grants::tcp;
+use crate::grants::watches::{self, Held};
 use crate::mcp::{self, Session};
+use crate::rustpad::url::RustpadUrl;
+
+mod listen;
 
 /// How long a request's body may take to arrive.
 const BODY_TIMEOUT: Duration = Duration::from_secs(30);
 /// The settings this build reads besides the component's own.
-const HTTP_SETTINGS: [&str; 4] = [
+const HTTP_SETTINGS: [&str; 5] = [
     gate::TOKEN_VARIABLE,
     gate::HOSTS_VARIABLE,
     gate::ORIGINS_VARIABLE,
     tcp::SOCKET_ADDRESS_VARIABLE,
+    listen::LISTEN_SECONDS_VARIABLE,
 ];
 
 struct Handler;
@@ -59,6 +64,8 @@ struct Answer {
     status: StatusCode,
     headers: HeaderMap,
     body: Vec<u8>,
+    /// A listen to stream after the body, on Rustpad at this URL.
+    listen: Option<Box<(Held, Option<RustpadUrl>)>>,
 }
 
 impl Answer {
@@ -73,6 +80,7 @@ impl Answer {
             status,
             headers,
             body: text.as_bytes().to_vec(),
+            listen: None,
         }
     }
 
@@ -83,6 +91,7 @@ impl Answer {
             status,
             headers,
             body: body.into_bytes(),
+            listen: None,
         }
     }
 
@@ -91,6 +100,20 @@ impl Answer {
             status,
             headers: HeaderMap::new(),
             body: Vec::new(),
+            listen: None,
+        }
+    }
+
+    /// A held listen: an event stream the component writes itself.
+    fn listen(held: Held, url: Option<RustpadUrl>) -> Answer {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        Answer {
+            status: StatusCode::OK,
+            headers,
+            body: Vec::new(),
+            listen: Some(Box::new((held, url))),
         }
     }
 
@@ -138,6 +161,10 @@ impl Answer {
                 if stream.blocking_write_and_flush(chunk).is_err() {
                     break;
                 }
+            }
+            if let Some(listening) = self.listen {
+                let (held, url) = *listening;
+                listen::stream(held, url.as_ref(), &stream);
             }
             drop(stream);
         }
@@ -204,6 +231,7 @@ fn settings() -> Result<(Gate, Config), String> {
     let gate = Gate::for_wasm_host(|name| std::env::var(name).ok())
         .map_err(|problem| format!("rustpad-mcp: {problem}"))?;
     tcp::socket_address()?;
+    listen::seconds()?;
     let config = Config::from_env()?;
     Ok((gate, config))
 }
@@ -234,7 +262,10 @@ fn answer_post(request: &IncomingRequest, headers: &HeaderMap, config: &Config) 
     let session = Session::standalone(&standard);
     let reply = mcp::handle_with(config, &message, Some(&standard), session.as_deref());
     let Some(body) = reply.response else {
-        return Answer::empty(StatusCode::ACCEPTED);
+        return match watches::take_held() {
+            Some(held) => Answer::listen(held, config.rustpad.clone()),
+            None => Answer::empty(StatusCode::ACCEPTED),
+        };
     };
     let code = status::of_reply(reply.error_code, false, reply.busy);
     let mut answer = Answer::json(

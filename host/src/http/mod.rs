@@ -39,12 +39,13 @@ use connections::{Connections, Place};
 use replies::{empty, plain, preflight_answer, refused, unknown_session, with_cors};
 use rustpad_mcp_rules::gate::{Gate, Refusal};
 use rustpad_mcp_rules::post as rules;
-use sessions::Sessions;
+use sessions::{Session, Sessions};
 
 use crate::places::CallPlaces;
 use crate::route::Router;
 use crate::runtime::Runtime;
-use crate::settings::HTTP_MAX_CALLS;
+use crate::settings::{HTTP_MAX_CALLS, WatchLimits};
+use crate::watches::{Holds, Watchers};
 
 /// Tool calls running at once (a call waiting for a person counts); past it,
 /// they get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
@@ -108,7 +109,25 @@ struct Server {
     /// Places for every request being handled.
     in_hand: Arc<Semaphore>,
     bodies: Arc<Semaphore>,
+    watchers: Arc<Watchers>,
+    /// Held requests (listens) end only when their client goes: nothing
+    /// is ever sent here.
+    holds_end: (
+        tokio::sync::watch::Sender<bool>,
+        tokio::sync::watch::Receiver<bool>,
+    ),
     trace: bool,
+}
+
+impl Server {
+    /// What a call may hold open: its stream goes to `out`.
+    fn holds(&self, out: crate::outbox::Outbox) -> Holds {
+        Holds {
+            watchers: self.watchers.clone(),
+            out,
+            ends: self.holds_end.1.clone(),
+        }
+    }
 }
 
 /// Serves MCP over HTTP on `address` until the process is stopped, after
@@ -118,6 +137,7 @@ pub async fn serve(
     address: SocketAddr,
     limits: Limits,
     router: Router,
+    watch_limits: WatchLimits,
     trace: bool,
 ) -> anyhow::Result<()> {
     let listener = TcpListener::bind(address)
@@ -132,11 +152,14 @@ pub async fn serve(
         "rustpad-mcp: serving MCP at http://{}/mcp ({protection})",
         listener.local_addr()?
     );
+    let watchers = Watchers::new(runtime.clone(), watch_limits);
     let server = Arc::new(Server {
         runtime,
         router,
         gate: limits.gate,
-        sessions: Arc::default(),
+        sessions: Arc::new(Sessions::new(Some(watchers.clone()))),
+        watchers,
+        holds_end: tokio::sync::watch::channel(false),
         places: Arc::new(CallPlaces::new(limits.max_calls, HTTP_MAX_CALLS)),
         in_hand: Arc::new(Semaphore::new(IN_HAND_PER_CALL * limits.max_calls)),
         bodies: Arc::new(Semaphore::new(BODY_BUDGET_KIB)),
@@ -217,17 +240,39 @@ impl Server {
             match *request.method() {
                 Method::POST => self.post(request).await,
                 Method::DELETE => self.delete(request.headers()),
+                Method::GET => self.session_stream(request.headers()),
                 _ => {
                     let mut response =
                         plain(StatusCode::METHOD_NOT_ALLOWED, rules::GET_NOT_ALLOWED);
                     response
                         .headers_mut()
-                        .insert(ALLOW, HeaderValue::from_static("POST, DELETE"));
+                        .insert(ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
                     response
                 }
             }
         };
         with_cors(response, &admitted)
+    }
+
+    /// GET opens a 2025-11-25 session's stream, which carries the updates
+    /// of its subscriptions; a session has one at a time.
+    fn session_stream(&self, headers: &HeaderMap) -> Response<Body> {
+        let Some(id) = headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) else {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                "Bad request: GET opens a session's stream and needs its Mcp-Session-Id header (2026-07-28 has no sessions: listen with subscriptions/listen)\n",
+            );
+        };
+        let Some(session) = self.sessions.get(id) else {
+            return unknown_session();
+        };
+        match Session::take_stream(&session) {
+            Some(lines) => stream::session_stream(lines),
+            None => plain(
+                StatusCode::CONFLICT,
+                "Conflict: this session's stream is open already (one at a time)\n",
+            ),
+        }
     }
 
     /// DELETE ends a 2025-11-25 session.

@@ -30,6 +30,7 @@ use crate::outbox::{CALL_QUEUE_BYTES, outbox};
 use crate::questions::Asker;
 use crate::route::{Route, SessionUse};
 use crate::runtime::{Elicitor, Grants, HttpHeaders};
+use crate::watches::Watching;
 
 impl Server {
     pub(super) async fn post(&self, request: Request<Incoming>) -> Response<Body> {
@@ -82,6 +83,11 @@ impl Server {
             );
         };
         let (out, questions) = outbox(CALL_QUEUE_BYTES);
+        // A held request (a listen) streams on the response too.
+        let watching = Watching {
+            session: session.as_ref().and_then(|session| session.scope.clone()),
+            holds: post::accepts_event_streams(&parts.headers).then(|| self.holds(out.clone())),
+        };
         // Questions travel on the response's event stream, which only a
         // session's client can answer, and only if it takes event streams.
         let elicitor = session.as_ref().map(|session| -> Arc<dyn Elicitor> {
@@ -103,6 +109,7 @@ impl Server {
             grants: Grants {
                 elicitor,
                 places: Some(self.places.clone()),
+                watching,
             },
             flights: session.as_ref().map(|session| session.flights.clone()),
             place: Some(place),

@@ -1,5 +1,6 @@
 //! 2025-11-25 sessions over HTTP: what `initialize` negotiated, the session's
-//! open questions, and its running calls, under a random `Mcp-Session-Id`.
+//! open questions, its running calls, its subscriptions and the stream
+//! (GET) their updates travel on, under a random `Mcp-Session-Id`.
 //!
 //! Sessions live in this process; a client of the 2025-11-25 revision must
 //! reach the same replica for the life of its session (2026-07-28 clients
@@ -11,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use crate::flights::Flights;
 use crate::lock;
+use crate::outbox::{CALL_QUEUE_BYTES, Lines, outbox};
 use crate::questions::Questions;
+use crate::watches::{Scope, Watchers};
 
 /// Open sessions one process keeps; past it, the least recently used ends.
 const MAX_SESSIONS: usize = 10_000;
@@ -24,26 +27,89 @@ pub struct Session {
     pub negotiated: String,
     pub questions: Arc<Questions>,
     pub flights: Arc<Flights>,
+    /// Its subscriptions; none where nothing can be watched.
+    pub scope: Option<Arc<Scope>>,
+    /// Where their updates wait for the session's stream; taken while a
+    /// GET has it open.
+    stream: Mutex<Option<Lines>>,
+    ended: std::sync::atomic::AtomicBool,
     last_used: Mutex<Instant>,
 }
 
 impl Session {
+    /// Idle time; a session whose stream is open is in use.
     fn idle(&self) -> Duration {
+        if lock(&self.stream).is_none() {
+            return Duration::ZERO;
+        }
         lock(&self.last_used).elapsed()
     }
 
     fn end(&self, reason: &str) {
+        self.ended.store(true, std::sync::atomic::Ordering::Release);
         self.flights.close();
         self.questions.fail_all(reason);
+        if let Some(scope) = &self.scope {
+            scope.stop_all();
+        }
+        // An open stream ends with its queue.
+        lock(&self.stream).take();
+    }
+
+    /// The session's stream, unless a GET has it already; it comes back
+    /// when that GET's response is dropped.
+    pub fn take_stream(session: &Arc<Session>) -> Option<SessionStream> {
+        let lines = lock(&session.stream).take()?;
+        Some(SessionStream {
+            lines: Some(lines),
+            session: Arc::downgrade(session),
+        })
+    }
+}
+
+/// A session's stream while a GET has it.
+pub struct SessionStream {
+    lines: Option<Lines>,
+    session: std::sync::Weak<Session>,
+}
+
+impl SessionStream {
+    pub fn lines(&mut self) -> &mut Lines {
+        self.lines.as_mut().expect("held until dropped")
+    }
+
+    /// The session ended (or is gone): the stream should close.
+    pub fn ended(&self) -> bool {
+        self.session
+            .upgrade()
+            .is_none_or(|session| session.ended.load(std::sync::atomic::Ordering::Acquire))
+    }
+}
+
+impl Drop for SessionStream {
+    fn drop(&mut self) {
+        if let Some(session) = self.session.upgrade() {
+            *lock(&session.last_used) = Instant::now();
+            *lock(&session.stream) = self.lines.take();
+        }
     }
 }
 
 #[derive(Default)]
 pub struct Sessions {
     open: Mutex<HashMap<String, Arc<Session>>>,
+    watchers: Option<Arc<Watchers>>,
 }
 
 impl Sessions {
+    /// Sessions whose subscriptions `watchers` watch.
+    pub fn new(watchers: Option<Arc<Watchers>>) -> Sessions {
+        Sessions {
+            open: Mutex::default(),
+            watchers,
+        }
+    }
+
     /// Opens a session for `negotiated` and returns its id, or why it could
     /// not. A full table first lets go of expired sessions, then of the least
     /// recently used one that has nothing running (a session waiting on a
@@ -71,12 +137,20 @@ impl Sessions {
                 .ok_or("too many sessions are busy; retry later")?;
             session.end("the server needed room for a newer session");
         }
+        let (out, lines) = outbox(CALL_QUEUE_BYTES);
+        let scope = self
+            .watchers
+            .as_ref()
+            .map(|watchers| Arc::new(watchers.scope(watchers.limits().per_session, out)));
         open.insert(
             id.clone(),
             Arc::new(Session {
                 negotiated,
                 questions: Arc::default(),
                 flights: Arc::default(),
+                scope,
+                stream: Mutex::new(Some(lines)),
+                ended: Default::default(),
                 last_used: Mutex::new(Instant::now()),
             }),
         );

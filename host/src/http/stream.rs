@@ -18,7 +18,7 @@ use rustpad_mcp_rules::headers::SESSION_ID;
 
 use super::Body;
 use super::replies::{busy_headers, empty, json_response};
-use super::sessions::Sessions;
+use super::sessions::{SessionStream, Sessions};
 use crate::call::{Ended, Running};
 use crate::outbox::Lines;
 
@@ -119,6 +119,27 @@ fn rest(
         }
     })
     .flatten()
+}
+
+/// A session's stream (GET): the updates of its subscriptions as they come,
+/// a keepalive comment while there are none, until the client closes it or
+/// the session ends.
+pub(super) fn session_stream(stream: SessionStream) -> Response<Body> {
+    event_stream(stream::unfold(stream, |mut stream| async move {
+        if stream.ended() {
+            return None;
+        }
+        tokio::select! {
+            queued = stream.lines().next() => {
+                let queued = queued?;
+                Some((Ok(event(&queued.line)), stream))
+            }
+            () = tokio::time::sleep(KEEPALIVE) => {
+                let keepalive = Ok(Frame::data(Bytes::from_static(b": keepalive\n\n")));
+                Some((keepalive, stream))
+            }
+        }
+    }))
 }
 
 pub(super) fn event_stream(

@@ -7,6 +7,7 @@ use std::time::Duration;
 use wasmtime::component::Resource;
 
 use super::bindings::rustpad;
+use super::bindings::rustpad::mcp::watches::Watch;
 use super::state::CallState;
 use crate::places::CallPlaces;
 use crate::websocket::Connection;
@@ -126,5 +127,43 @@ impl rustpad::mcp::writers::Host for CallState {
 
     async fn noted(&mut self, key: String) -> wasmtime::Result<Vec<(u64, Option<u64>)>> {
         Ok(self.writers.noted(&key))
+    }
+}
+
+impl rustpad::mcp::watches::Host for CallState {
+    async fn start(&mut self, watch: Watch) -> wasmtime::Result<Result<(), String>> {
+        Ok(match &self.watching.session {
+            Some(scope) => scope.watch_all(vec![(watch.subject, watch.update)]),
+            None => Err("this transport keeps no session to keep a subscription in".into()),
+        })
+    }
+
+    async fn stop(&mut self, subject: String) -> wasmtime::Result<bool> {
+        Ok(self
+            .watching
+            .session
+            .as_ref()
+            .is_some_and(|scope| scope.stop(&subject)))
+    }
+
+    async fn hold(
+        &mut self,
+        opening: String,
+        closing: String,
+        watches: Vec<Watch>,
+    ) -> wasmtime::Result<Result<(), String>> {
+        let Some(holds) = &self.watching.holds else {
+            return Ok(Err("this transport cannot hold a request open".into()));
+        };
+        if self.held.is_some() {
+            return Ok(Err("the request is held already".into()));
+        }
+        let watches = watches
+            .into_iter()
+            .map(|watch| (watch.subject, watch.update))
+            .collect();
+        Ok(holds.hold(opening, closing, watches).await.map(|held| {
+            self.held = Some(held);
+        }))
     }
 }

@@ -24,10 +24,11 @@ use crate::egress::Egress;
 use crate::places::CallPlaces;
 use crate::settings::Limits;
 use crate::tally::Tallies;
+use crate::watches::{Held, Round, Rounds, Watching};
 use crate::writers::Writers;
 use state::{EgressHooks, MemoryCap, Refused, Waited};
 
-pub use bindings::{HttpHeaders, Reply, Startup};
+pub use bindings::{HttpHeaders, Reply, Startup, Watched};
 pub use state::{CallState, Elicitor};
 
 mod bindings {
@@ -36,7 +37,6 @@ mod bindings {
         world: "server",
         imports: { default: async | trappable },
         exports: { default: async },
-        additional_derives: [Default],
         with: {
             "wasi:io": wasmtime_wasi::p2::bindings::io,
             "wasi:clocks": wasmtime_wasi::p2::bindings::clocks,
@@ -47,6 +47,18 @@ mod bindings {
 }
 use bindings::{Server, ServerPre, rustpad};
 
+/// No response, no session: what a message that needs no answer leaves.
+impl Default for Reply {
+    fn default() -> Reply {
+        Reply {
+            response: None,
+            session: None,
+            error_code: None,
+            busy: false,
+        }
+    }
+}
+
 /// What a call may use beyond what every call gets.
 #[derive(Default, Clone)]
 pub struct Grants {
@@ -54,6 +66,8 @@ pub struct Grants {
     pub elicitor: Option<Arc<dyn Elicitor>>,
     /// Where a tool call gets its place; none: no bound.
     pub places: Option<Arc<CallPlaces>>,
+    /// Where its watches go, and whether its request may be held open.
+    pub watching: Watching,
 }
 
 /// The component, built and compiled by build.rs for this binary's target,
@@ -78,6 +92,8 @@ const FUEL_YIELD_INTERVAL: u64 = 10_000_000;
 pub struct Replied {
     pub reply: Reply,
     pub cost: Cost,
+    /// The component held the request open (`watches.hold`).
+    pub held: Option<Held>,
 }
 
 /// Which component a runtime runs.
@@ -188,6 +204,7 @@ impl Runtime {
         rustpad::mcp::tally::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::calls::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::writers::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        rustpad::mcp::watches::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         let pre = ServerPre::new(linker.instantiate_pre(component)?)?;
         Ok(Runtime {
             engine,
@@ -229,6 +246,8 @@ impl Runtime {
             writers: self.writers.clone(),
             elicitor: grants.elicitor,
             places: grants.places,
+            watching: grants.watching,
+            held: None,
             place: None,
             waited,
         };
@@ -290,12 +309,40 @@ impl Runtime {
         session: Option<&str>,
         grants: Grants,
     ) -> Result<Replied, Failure> {
-        let (reply, cost) = self
+        let ((reply, held), cost) = self
             .measured(grants, async |server, store| {
-                server.call_handle(store, message, headers, session).await
+                let reply = server
+                    .call_handle(&mut *store, message, headers, session)
+                    .await?;
+                Ok((reply, store.data_mut().held.take()))
             })
             .await?;
-        Ok(Replied { reply, cost })
+        Ok(Replied { reply, cost, held })
+    }
+
+    /// Runs one round of the component's watch of `subject` from `cursor`,
+    /// in a fresh instance.
+    async fn watch(&self, subject: &str, cursor: Option<&str>) -> Result<Watched, Failure> {
+        self.with_instance(Grants::default(), async |server, store| {
+            server.call_watch(store, subject, cursor).await
+        })
+        .await
+    }
+}
+
+impl Rounds for Runtime {
+    fn round<'a>(
+        &'a self,
+        subject: &'a str,
+        cursor: Option<&'a str>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Round> + Send + 'a>> {
+        Box::pin(async move {
+            match self.watch(subject, cursor).await {
+                Ok(Watched::Changed(cursor)) => Round::Changed(cursor),
+                Ok(Watched::Quiet(cursor)) => Round::Quiet(cursor),
+                Ok(Watched::Lost(reason)) | Err(Failure(reason)) => Round::Lost(reason),
+            }
+        })
     }
 }
 

@@ -19,6 +19,7 @@ use crate::budget::{MemoryBudget, Reservation};
 use crate::egress::Egress;
 use crate::places::CallPlaces;
 use crate::tally::Tallies;
+use crate::watches::{Held, Watching};
 use crate::writers::Writers;
 
 /// Who the component asks when it needs a person (MCP elicitation).
@@ -39,6 +40,9 @@ pub struct CallState {
     pub(super) elicitor: Option<Arc<dyn Elicitor>>,
     /// Where tool calls get their place; none: no bound.
     pub(super) places: Option<Arc<CallPlaces>>,
+    pub(super) watching: Watching,
+    /// The request this instance held open, for the call to keep.
+    pub(super) held: Option<Held>,
     /// The place this instance's tool call holds, once it took one.
     pub(super) place: Option<OwnedSemaphorePermit>,
     pub(super) waited: Waited,

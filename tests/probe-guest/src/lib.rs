@@ -94,6 +94,11 @@ mod bindings {
                 busy: false,
             }
         }
+
+        /// The probe watches nothing: every round is lost at once.
+        fn watch(_subject: String, _cursor: Option<String>) -> Watched {
+            Watched::Lost("the probe component watches nothing".into())
+        }
     }
 
     export!(Probe);

@@ -1,0 +1,197 @@
+//! Word when someone changes a pad: 2025-11-25 `resources/subscribe` and
+//! `resources/unsubscribe`, which last as long as the session, and
+//! 2026-07-28 `subscriptions/listen`, a request held open whose stream
+//! carries the updates. Either way the update is
+//! `notifications/resources/updated` with the pad's URI (and, on a listen's
+//! stream, the listen's id in `_meta`): a level trigger that says "read it
+//! again", never what changed.
+//!
+//! The component says what to watch and what to send (the `watches`
+//! import); the host keeps the watches, one watcher per pad however many
+//! subscribe, and runs [`watch_round`] for it round after round. Who counts
+//! as someone else is [`crate::rustpad::watch`]'s to say.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST};
+
+use super::request::{Outcome, Request, RpcError};
+use super::{META_SERVER_INFO, lists, resources};
+use crate::config::Config;
+use crate::grants::watches::{self, Watch};
+use crate::rustpad::watch::{Look, Seen};
+use crate::text;
+use crate::tools::args::check_id;
+
+const UPDATED: &str = "notifications/resources/updated";
+const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
+/// The longest one round watches before it hands back to the host, which
+/// starts the next in a fresh instance (so no instance grows for ever).
+pub const ROUND: Duration = Duration::from_secs(240);
+/// The most pads one listen may name, where the component streams the
+/// listen itself (a WebAssembly host); rustpad-mcp's host has a setting.
+pub const MAX_PADS_PER_LISTEN: usize = 16;
+
+/// `resources/subscribe`: the session hears of every change to the pad.
+pub(super) fn subscribe(config: &Config, params: &Map<String, Value>) -> Outcome {
+    let uri = resources::uri_of(params, "resources/subscribe")?;
+    let (_, id) = resources::pad_of(config, uri)?;
+    let watch = Watch {
+        subject: id.to_string(),
+        update: updated(uri, None),
+    };
+    watches::start(&watch).map_err(|reason| cannot_watch(uri, &reason))?;
+    Ok(json!({}))
+}
+
+/// `resources/unsubscribe`: no more updates for the pad in this session
+/// (answered alike whether or not it was subscribed).
+pub(super) fn unsubscribe(config: &Config, params: &Map<String, Value>) -> Outcome {
+    let uri = resources::uri_of(params, "resources/unsubscribe")?;
+    if let Some(id) = uri.strip_prefix(resources::SCHEME)
+        && resources::offered(config)
+        && let Ok(id) = check_id(id)
+    {
+        watches::stop(id);
+    }
+    Ok(json!({}))
+}
+
+/// `subscriptions/listen`: the request is held open; its acknowledgement
+/// goes first, then an update whenever a named pad changes. The list
+/// notifications are never honoured, since those lists never change.
+/// The result is the one the host sends if it ends the listen itself.
+pub(super) fn listen(config: &Config, request: &Request) -> Outcome {
+    let Some(filter) = request
+        .params
+        .get("notifications")
+        .and_then(Value::as_object)
+    else {
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            "Invalid params: subscriptions/listen needs \"notifications\" (an object)",
+        ));
+    };
+    let uris: Vec<&str> = match filter.get("resourceSubscriptions") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(uris)) => uris
+            .iter()
+            .map(|uri| {
+                uri.as_str().ok_or_else(|| {
+                    RpcError::new(
+                        INVALID_PARAMS,
+                        "Invalid params: resourceSubscriptions must list URIs (strings)",
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(RpcError::new(
+                INVALID_PARAMS,
+                "Invalid params: resourceSubscriptions must be a list of URIs",
+            ));
+        }
+    };
+    let id = request.id.clone().unwrap_or(Value::Null);
+    let mut honoured: Vec<&str> = Vec::new();
+    let mut watches = Vec::new();
+    for uri in uris {
+        if honoured.contains(&uri) {
+            continue;
+        }
+        let (_, pad) = resources::pad_of(config, uri)?;
+        honoured.push(uri);
+        watches.push(Watch {
+            subject: pad.to_string(),
+            update: updated(uri, Some(&id)),
+        });
+    }
+    if !crate::grants::KEEPS_SUBSCRIPTIONS && watches.len() > MAX_PADS_PER_LISTEN {
+        return Err(RpcError::new(
+            INVALID_REQUEST,
+            format!(
+                "Cannot listen: a listen here watches at most {MAX_PADS_PER_LISTEN} pads, and this one names {}",
+                watches.len()
+            ),
+        ));
+    }
+    let agreed = if honoured.is_empty() {
+        json!({})
+    } else {
+        json!({ "resourceSubscriptions": honoured })
+    };
+    let opening = json!({
+        "jsonrpc": "2.0",
+        "method": ACKNOWLEDGED,
+        "params": { "_meta": { META_SUBSCRIPTION: id }, "notifications": agreed },
+    });
+    let result = json!({
+        "resultType": "complete",
+        "_meta": { META_SUBSCRIPTION: id, META_SERVER_INFO: lists::server_info() },
+    });
+    let closing = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+    watches::hold(&opening.to_string(), &closing.to_string(), &watches)
+        .map_err(|reason| RpcError::new(INVALID_REQUEST, format!("Cannot listen: {reason}")))?;
+    Ok(result)
+}
+
+/// The line that tells a subscriber `uri` changed; `listen` is the id of
+/// the listen whose stream carries it.
+fn updated(uri: &str, listen: Option<&Value>) -> String {
+    let mut params = json!({ "uri": uri });
+    if let Some(listen) = listen {
+        params["_meta"] = json!({ META_SUBSCRIPTION: listen });
+    }
+    json!({ "jsonrpc": "2.0", "method": UPDATED, "params": params }).to_string()
+}
+
+fn cannot_watch(uri: &str, reason: &str) -> RpcError {
+    RpcError::new(
+        INVALID_REQUEST,
+        format!(
+            "Cannot subscribe to {}: {reason}",
+            text::clean_line(uri, 200)
+        ),
+    )
+}
+
+/// How one round of watching ended (see the `watch` export).
+pub enum Round {
+    Changed(String),
+    Quiet(String),
+    Lost(String),
+}
+
+/// Watches pad `subject` for one round from `cursor` (the revision the
+/// last round reached, as text; none: from now).
+pub fn watch_round(subject: &str, cursor: Option<&str>) -> Round {
+    let config = match Config::from_env() {
+        Ok(config) => config,
+        Err(problem) => return Round::Lost(problem),
+    };
+    let Some(url) = &config.rustpad else {
+        return Round::Lost("this server runs without RUSTPAD_URL".into());
+    };
+    let id = match check_id(subject) {
+        Ok(id) => id,
+        Err(problem) => return Round::Lost(problem),
+    };
+    let cursor = match cursor.map(str::parse::<u64>) {
+        None => None,
+        Some(Ok(revision)) => Some(revision),
+        Some(Err(_)) => return Round::Lost("the cursor is not one this component gave".into()),
+    };
+    let seen = Look::open(url, id, cursor).and_then(|mut look| {
+        let seen = look.next_change(Instant::now() + ROUND);
+        look.close();
+        seen
+    });
+    match seen {
+        Ok(Seen::Changed(revision)) => Round::Changed(revision.to_string()),
+        Ok(Seen::Quiet(revision)) => Round::Quiet(revision.to_string()),
+        Err(error) => Round::Lost(error.message().to_string()),
+    }
+}

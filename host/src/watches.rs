@@ -1,0 +1,343 @@
+//! Watching for subscribers: one watcher per subject however many
+//! subscribe, running the component's `watch` export round after round, and
+//! the scopes that subscriptions belong to (a 2025-11-25 session, or a held
+//! request), which let go of everything they hold when they end.
+//!
+//! Subjects, cursors and update lines are the component's and opaque here:
+//! the host only keeps them, counts them against the caps
+//! ([`crate::settings::WatchLimits`]), and sends each subscriber its own line
+//! when its subject changed. Bounds:
+//! - at most one update per subject per [`COALESCE`];
+//! - a subscriber has at most one update on its way per subject (updates
+//!   are level triggers: "read it again"), so a client that stops reading
+//!   makes nothing grow;
+//! - a subject that cannot be watched is told of once, then tried again
+//!   after a pause that doubles up to [`RETRY_MOST`];
+//! - each round is a fresh instance, within the memory budget of calls.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::lock;
+use crate::outbox::Outbox;
+use crate::settings::WatchLimits;
+
+/// How one round of watching a subject ended (the component's `watched`).
+pub enum Round {
+    /// It changed: tell the subscribers, then go on from this cursor.
+    Changed(String),
+    /// Nothing happened: go on from this cursor.
+    Quiet(String),
+    /// It cannot be watched for now, and why.
+    Lost(String),
+}
+
+/// Who runs a round: the runtime, in a fresh instance each time.
+pub trait Rounds: Send + Sync + 'static {
+    fn round<'a>(
+        &'a self,
+        subject: &'a str,
+        cursor: Option<&'a str>,
+    ) -> Pin<Box<dyn Future<Output = Round> + Send + 'a>>;
+}
+
+/// At most one update per subject in this interval.
+pub const COALESCE: Duration = Duration::from_secs(1);
+/// The first pause before a lost subject is tried again, and the longest.
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+pub const RETRY_MOST: Duration = Duration::from_secs(30);
+
+/// Every subject watched in this process.
+pub struct Watchers {
+    rounds: Arc<dyn Rounds>,
+    limits: WatchLimits,
+    subjects: Mutex<HashMap<String, Subject>>,
+    next_scope: AtomicU64,
+}
+
+/// One watched subject: its watcher, and who hears of it.
+struct Subject {
+    subscribers: HashMap<u64, Subscriber>,
+    watcher: JoinHandle<()>,
+}
+
+impl Drop for Subject {
+    fn drop(&mut self) {
+        self.watcher.abort();
+    }
+}
+
+#[derive(Clone)]
+struct Subscriber {
+    update: Arc<str>,
+    out: Outbox,
+    /// An update is on its way (queued for the client, not yet taken).
+    on_its_way: Arc<AtomicBool>,
+}
+
+impl Watchers {
+    pub fn new(rounds: Arc<dyn Rounds>, limits: WatchLimits) -> Arc<Watchers> {
+        Arc::new(Watchers {
+            rounds,
+            limits,
+            subjects: Mutex::default(),
+            next_scope: AtomicU64::new(1),
+        })
+    }
+
+    pub fn limits(&self) -> WatchLimits {
+        self.limits
+    }
+
+    /// A scope whose subscriptions go to `out`, at most `limit` of them.
+    pub fn scope(self: &Arc<Self>, limit: usize, out: Outbox) -> Scope {
+        Scope {
+            id: self.next_scope.fetch_add(1, Ordering::Relaxed),
+            watchers: self.clone(),
+            limit,
+            out,
+            subjects: Mutex::default(),
+        }
+    }
+
+    /// Sends every subscriber of `subject` its update.
+    fn tell(&self, subject: &str) {
+        let subscribers: Vec<Subscriber> = match lock(&self.subjects).get(subject) {
+            Some(watched) => watched.subscribers.values().cloned().collect(),
+            None => return,
+        };
+        for subscriber in subscribers {
+            if subscriber.on_its_way.swap(true, Ordering::AcqRel) {
+                continue;
+            }
+            tokio::spawn(async move {
+                let _ = subscriber.out.send(subscriber.update.to_string()).await;
+                subscriber.on_its_way.store(false, Ordering::Release);
+            });
+        }
+    }
+
+    fn release(&self, scope: u64, subject: &str) {
+        let mut subjects = lock(&self.subjects);
+        if let Some(watched) = subjects.get_mut(subject) {
+            watched.subscribers.remove(&scope);
+            if watched.subscribers.is_empty() {
+                subjects.remove(subject);
+            }
+        }
+    }
+}
+
+/// Where subscriptions belong: a session, or one held request. Dropping it
+/// ends them all, and a watcher nobody else needs stops with its socket.
+pub struct Scope {
+    id: u64,
+    watchers: Arc<Watchers>,
+    limit: usize,
+    out: Outbox,
+    subjects: Mutex<HashSet<String>>,
+}
+
+impl Scope {
+    /// Watches each `(subject, update)` for this scope, all or none: an
+    /// error says which cap stood in the way. A subject the scope watches
+    /// already gets the new update line.
+    pub fn watch_all(&self, watches: Vec<(String, String)>) -> Result<(), String> {
+        self.add(watches, false)
+    }
+
+    /// [`Scope::watch_all`], with updates `held` back until [`Scope::open`].
+    fn add(&self, watches: Vec<(String, String)>, held: bool) -> Result<(), String> {
+        let mut mine = lock(&self.subjects);
+        let new: HashSet<&str> = watches
+            .iter()
+            .map(|(subject, _)| subject.as_str())
+            .filter(|subject| !mine.contains(*subject))
+            .collect();
+        if mine.len() + new.len() > self.limit {
+            return Err(format!(
+                "one subscriber may watch at most {} pads here, and this would make {}",
+                self.limit,
+                mine.len() + new.len()
+            ));
+        }
+        let mut subjects = lock(&self.watchers.subjects);
+        let unwatched = new.iter().filter(|s| !subjects.contains_key(**s)).count();
+        let cap = self.watchers.limits.pads;
+        if subjects.len() + unwatched > cap {
+            return Err(format!(
+                "this server watches at most {cap} pads at once, and is watching {}; retry when fewer are watched",
+                subjects.len()
+            ));
+        }
+        for (subject, update) in watches {
+            let watched = subjects.entry(subject.clone()).or_insert_with(|| Subject {
+                subscribers: HashMap::new(),
+                watcher: tokio::spawn(watch_rounds(
+                    Arc::downgrade(&self.watchers),
+                    subject.clone(),
+                )),
+            });
+            watched.subscribers.insert(
+                self.id,
+                Subscriber {
+                    update: update.into(),
+                    out: self.out.clone(),
+                    on_its_way: Arc::new(AtomicBool::new(held)),
+                },
+            );
+            mine.insert(subject);
+        }
+        Ok(())
+    }
+
+    /// Lets the updates held back by [`Scope::add`] through.
+    fn open(&self) {
+        let mine: Vec<String> = lock(&self.subjects).iter().cloned().collect();
+        let subjects = lock(&self.watchers.subjects);
+        for subject in &mine {
+            if let Some(subscriber) = subjects
+                .get(subject)
+                .and_then(|watched| watched.subscribers.get(&self.id))
+            {
+                subscriber.on_its_way.store(false, Ordering::Release);
+            }
+        }
+    }
+
+    /// Stops watching `subject` for this scope; false if it was not.
+    pub fn stop(&self, subject: &str) -> bool {
+        let was = lock(&self.subjects).remove(subject);
+        if was {
+            self.watchers.release(self.id, subject);
+        }
+        was
+    }
+
+    /// Stops every watch of this scope.
+    pub fn stop_all(&self) {
+        let subjects: Vec<String> = lock(&self.subjects).drain().collect();
+        for subject in subjects {
+            self.watchers.release(self.id, &subject);
+        }
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        self.stop_all();
+    }
+}
+
+/// A request held open by the component (`watches.hold`): its own scope,
+/// and the response to send if the host ends it.
+pub struct Held {
+    pub scope: Scope,
+    pub closing: String,
+    ends: watch::Receiver<bool>,
+}
+
+impl Held {
+    /// Waits until the transport ends every held request (its shutdown);
+    /// then the response to send. A client that goes away first stops the
+    /// call instead, and gets nothing.
+    pub async fn until_ended(mut self) -> String {
+        let _ = self.ends.wait_for(|ended| *ended).await;
+        self.scope.stop_all();
+        self.closing
+    }
+}
+
+/// What a transport lets calls hold: where their streams go, and when it
+/// ends them all.
+#[derive(Clone)]
+pub struct Holds {
+    pub watchers: Arc<Watchers>,
+    pub out: Outbox,
+    pub ends: watch::Receiver<bool>,
+}
+
+impl Holds {
+    /// A held request's scope, watching `watches` (all or none), its
+    /// opening on its way ahead of any update.
+    pub async fn hold(
+        &self,
+        opening: String,
+        closing: String,
+        watches: Vec<(String, String)>,
+    ) -> Result<Held, String> {
+        let scope = self
+            .watchers
+            .scope(self.watchers.limits.per_listen, self.out.clone());
+        // Nothing may reach the client ahead of the opening.
+        scope.add(watches, true)?;
+        self.out
+            .send(opening)
+            .await
+            .map_err(|_| "the client went away".to_string())?;
+        scope.open();
+        Ok(Held {
+            scope,
+            closing,
+            ends: self.ends.clone(),
+        })
+    }
+}
+
+/// The watcher of one subject: rounds of the component's `watch`, until
+/// nobody needs it (it is aborted then) or the watchers are gone.
+async fn watch_rounds(watchers: Weak<Watchers>, subject: String) {
+    let mut cursor: Option<String> = None;
+    let mut lost = false;
+    let mut retry = RETRY_FIRST;
+    loop {
+        let Some(rounds) = watchers.upgrade().map(|w| w.rounds.clone()) else {
+            return;
+        };
+        let round = rounds.round(&subject, cursor.as_deref()).await;
+        let Some(watchers) = watchers.upgrade() else {
+            return;
+        };
+        match round {
+            Round::Changed(next) => {
+                cursor = Some(next);
+                (lost, retry) = (false, RETRY_FIRST);
+                watchers.tell(&subject);
+                drop(watchers);
+                tokio::time::sleep(COALESCE).await;
+            }
+            Round::Quiet(next) => {
+                cursor = Some(next);
+                (lost, retry) = (false, RETRY_FIRST);
+            }
+            Round::Lost(reason) => {
+                if !lost {
+                    eprintln!("rustpad-mcp: a watched pad cannot be watched for now: {reason}");
+                    watchers.tell(&subject);
+                    lost = true;
+                }
+                drop(watchers);
+                tokio::time::sleep(retry).await;
+                retry = (retry * 2).min(RETRY_MOST);
+            }
+        }
+    }
+}
+
+/// What a call may do about watches: keep them in its session's scope, and
+/// hold its request open.
+#[derive(Clone, Default)]
+pub struct Watching {
+    /// The session's scope (2025-11-25); none: the transport keeps no
+    /// session for this call.
+    pub session: Option<Arc<Scope>>,
+    /// None: the transport cannot hold a request open.
+    pub holds: Option<Holds>,
+}
