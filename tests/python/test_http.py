@@ -985,9 +985,13 @@ def test_malformed_requests_get_clear_4xx_answers(rustpad: RustpadServer):
     with http_server(rustpad) as server:
         base = server.url.removesuffix("/mcp")
         assert exchange(base + "/other", discover, headers=headers).status == 404
-        for method in ["GET", "PUT"]:
-            answer = exchange(server.url, None, method=method)
-            assert answer.status == 405 and answer.headers["allow"] == "POST, DELETE", method
+        answer = exchange(server.url, None, method="PUT")
+        assert answer.status == 405 and answer.headers["allow"] == "GET, POST, DELETE"
+        # GET opens a session's stream, and DELETE ends a session: both need one.
+        stream = exchange(server.url, None, method="GET")
+        assert stream.status == 400 and b"Mcp-Session-Id" in stream.body
+        unknown = exchange(server.url, None, method="GET", headers={"Mcp-Session-Id": "0" * 32})
+        assert unknown.status == 404
         assert exchange(server.url, None, method="DELETE").status == 400
         as_text = exchange(server.url, discover, headers={**headers, "Content-Type": "text/plain"})
         assert as_text.status == 415

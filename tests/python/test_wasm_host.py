@@ -355,3 +355,30 @@ async def test_a_pad_reads_as_a_resource(served, where, pad):
         [content] = (await client.read_resource(f"rustpad://{pad}")).contents
     assert content.text.startswith("Untrusted content from Rustpad follows.")
     assert content.text.endswith("\n\nresource text\n")
+
+
+async def test_a_pad_is_read_and_listened_to_through_the_component(where, pad):
+    """A listen is one open response the component streams: the acknowledgement, an update when
+    a person edits, and its own clean end before the host's timeout (here after 6 s), which the
+    SDK takes as a graceful close to listen again from."""
+    from test_subscriptions import UPDATE_WITHIN, watcher_joined
+
+    rustpad = where.rustpad
+    rustpad.seed(pad, "start\n")
+    uri = f"rustpad://{pad}"
+    with where.start(RUSTPAD_MCP_LISTEN_SECONDS="6") as host, rustpad.person(pad, "Ana") as ana:
+        async with sdk(host) as client:
+            [content] = (await client.read_resource(uri)).contents
+            assert content.text.endswith("\n\nstart\n")
+            async with client.listen(resource_subscriptions=[uri]) as subscription:
+                assert subscription.honored.resource_subscriptions == [uri]
+                await watcher_joined(ana)
+                await ana.append("theirs\n")
+                with anyio.fail_after(UPDATE_WITHIN):
+                    event = await subscription.__anext__()
+                assert event.uri == uri
+                with anyio.fail_after(15):
+                    rest = [event async for event in subscription]
+                assert len(rest) <= 1, rest
+            [content] = (await client.read_resource(uri)).contents
+            assert content.text.endswith("\n\nstart\ntheirs\n")

@@ -1,0 +1,328 @@
+"""Word when people change a pad, through the real SDK clients against the test Rustpad with
+scripted people in the pad: 2025-11-25 `resources/subscribe` (stdio, and an HTTP session's GET
+stream) and 2026-07-28 `subscriptions/listen` (stdio and HTTP). A person's edit is heard of,
+this server's own writes are not, a burst is a few updates rather than one per edit, ending a
+subscription stops them and closes the watcher's socket at Rustpad, and the caps refuse with the
+documented messages. The component under WebAssembly hosts is tests/python/test_wasm_host.py."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import anyio
+import pytest
+from mcp import MCPError
+
+from conftest import call, cursor_of, mcp_client, minimal_env, ok
+from test_http import http_client, http_server
+
+pytestmark = pytest.mark.anyio
+
+# How long a test lets a person's edit take to reach the client as an update.
+UPDATE_WITHIN = 10
+# How long a test waits to see that no update comes.
+QUIET_FOR = 2.5
+
+
+class Updates:
+    """The `notifications/resources/updated` a 2025-11-25 client was sent, in order."""
+
+    def __init__(self) -> None:
+        self.uris: list[str] = []
+        self.taken = 0
+        self._arrived = anyio.Event()
+
+    async def handle(self, message) -> None:
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            self.uris.append(str(message.params.uri))
+            self._arrived.set()
+
+    async def next(self, within: float = UPDATE_WITHIN) -> str:
+        """The first update not taken yet, once it came."""
+        with anyio.fail_after(within):
+            while len(self.uris) == self.taken:
+                self._arrived = anyio.Event()
+                await self._arrived.wait()
+        self.taken += 1
+        return self.uris[self.taken - 1]
+
+    async def none_for(self, seconds: float = QUIET_FOR) -> None:
+        """No update comes (nor came untaken) for `seconds`."""
+        await anyio.sleep(seconds)
+        assert self.uris[self.taken :] == [], self.uris
+
+
+async def subscribe(client, uri: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the SDK's word that 2026-07-28 has listen instead
+        await client.subscribe_resource(uri)
+
+
+async def unsubscribe(client, uri: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        await client.unsubscribe_resource(uri)
+
+
+@asynccontextmanager
+async def legacy(rustpad, **variables) -> AsyncIterator[tuple[object, Updates]]:
+    updates = Updates()
+    env = minimal_env(RUSTPAD_URL=rustpad.url, **variables)
+    async with mcp_client("legacy", env, message_handler=updates.handle) as client:
+        yield client, updates
+
+
+async def watcher_joined(person) -> int:
+    """The connection id of the invisible look that joined the person's pad."""
+    line = await person.expect(lambda line: (c := cursor_of(line)) is not None and c[0] != person.identity)
+    return cursor_of(line)[0]
+
+
+async def left(person, connection: int) -> None:
+    await person.expect(
+        lambda line: line.get("server", {}).get("UserInfo", {}).get("id") == connection
+        and line["server"]["UserInfo"]["info"] is None,
+        timeout=10,
+    )
+
+
+# -- 2025-11-25: resources/subscribe ----------------------------------------------------------------
+
+
+async def test_a_subscription_hears_a_persons_edit_and_not_this_servers_own(rustpad, pad):
+    rustpad.seed(pad, "start\n")
+    uri = f"rustpad://{pad}"
+    with rustpad.person(pad, "Ana") as ana:
+        async with legacy(rustpad) as (client, updates):
+            assert client.server_capabilities.resources.subscribe is True
+            await subscribe(client, uri)
+            await watcher_joined(ana)
+            ok(await call(client, "append_to_document", {"id": pad, "text": "ours\n"}))
+            await updates.none_for()
+            await ana.append("theirs\n")
+            assert await updates.next() == uri
+            [content] = (await client.read_resource(uri)).contents
+            assert content.text.endswith("\n\nstart\nours\ntheirs\n")
+
+
+async def test_a_burst_of_fifty_edits_is_a_few_updates(rustpad, pad):
+    rustpad.seed(pad, "")
+    with rustpad.person(pad, "Ana") as ana:
+        async with legacy(rustpad) as (client, updates):
+            await subscribe(client, f"rustpad://{pad}")
+            await watcher_joined(ana)
+            for n in range(50):
+                await ana.append(f"{n} ")
+            await updates.next()
+            await anyio.sleep(QUIET_FOR)
+    assert 1 <= len(updates.uris) < 50, updates.uris
+    assert len(updates.uris) <= 10, f"{len(updates.uris)} updates for one burst"
+
+
+async def test_unsubscribing_stops_the_updates_and_closes_the_watchers_socket(rustpad, pad):
+    rustpad.seed(pad, "text\n")
+    uri = f"rustpad://{pad}"
+    with rustpad.person(pad, "Ana") as ana:
+        async with legacy(rustpad) as (client, updates):
+            await subscribe(client, uri)
+            watcher = await watcher_joined(ana)
+            await unsubscribe(client, uri)
+            await left(ana, watcher)
+            await ana.append("more\n")
+            await updates.none_for()
+            # Unsubscribing from what is not subscribed is no error.
+            await unsubscribe(client, uri)
+
+
+async def test_a_client_that_goes_away_frees_its_watchers(rustpad, pad):
+    rustpad.seed(pad, "text\n")
+    with rustpad.person(pad, "Ana") as ana:
+        async with legacy(rustpad) as (client, _):
+            await subscribe(client, f"rustpad://{pad}")
+            watcher = await watcher_joined(ana)
+        await left(ana, watcher)
+
+
+async def test_two_subscribers_share_one_watcher(rustpad, pad):
+    rustpad.seed(pad, "text\n")
+    uri = f"rustpad://{pad}"
+    with rustpad.person(pad, "Ana") as ana:
+        with http_server(rustpad) as server:
+            first, second = Updates(), Updates()
+            async with http_client(server.url, "legacy", message_handler=first.handle) as one:
+                async with http_client(server.url, "legacy", message_handler=second.handle) as two:
+                    await subscribe(one, uri)
+                    await subscribe(two, uri)
+                    await watcher_joined(ana)
+                    await ana.append("more\n")
+                    assert await first.next() == uri
+                    assert await second.next() == uri
+            joins = [
+                line
+                for line in ana.seen
+                if (c := cursor_of(line)) is not None and c[0] != ana.identity
+            ]
+            assert len(joins) <= 2, joins
+
+
+async def test_caps_refuse_with_their_messages(rustpad, pad):
+    async with legacy(rustpad, RUSTPAD_MCP_WATCHES_PER_SESSION="2") as (client, _):
+        await subscribe(client, f"rustpad://{pad}-a")
+        await subscribe(client, f"rustpad://{pad}-b")
+        await subscribe(client, f"rustpad://{pad}-a")  # again: no new watch
+        with pytest.raises(MCPError) as refused:
+            await subscribe(client, f"rustpad://{pad}-c")
+        assert refused.value.error.code == -32600
+        assert "one subscriber may watch at most 2 pads here" in refused.value.error.message
+    async with legacy(rustpad, RUSTPAD_MCP_WATCHED_PADS="1") as (client, _):
+        await subscribe(client, f"rustpad://{pad}-a")
+        with pytest.raises(MCPError, match="this server watches at most 1 pads at once"):
+            await subscribe(client, f"rustpad://{pad}-b")
+    async with legacy(rustpad) as (client, _):
+        with pytest.raises(MCPError) as refused:
+            await subscribe(client, "rustpad://..")
+        assert refused.value.error.code == -32002
+        assert refused.value.error.data == {"uri": "rustpad://.."}
+
+
+async def test_a_cap_out_of_range_stops_startup(rustpad):
+    env = minimal_env(RUSTPAD_URL=rustpad.url, RUSTPAD_MCP_WATCHES_PER_LISTEN="0")
+    with pytest.raises(Exception):
+        async with mcp_client("legacy", env) as client:
+            await client.list_tools()
+
+
+async def test_an_http_session_hears_updates_on_its_stream(rustpad, pad):
+    rustpad.seed(pad, "text\n")
+    uri = f"rustpad://{pad}"
+    updates = Updates()
+    with rustpad.person(pad, "Ana") as ana, http_server(rustpad) as server:
+        async with http_client(server.url, "legacy", message_handler=updates.handle) as client:
+            await subscribe(client, uri)
+            watcher = await watcher_joined(ana)
+            await ana.append("more\n")
+            assert await updates.next() == uri
+        # Ending the session (the client's DELETE) lets go of its watcher.
+        await left(ana, watcher)
+
+
+# -- 2026-07-28: subscriptions/listen ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+async def test_a_listen_hears_a_persons_edit_and_ends_when_the_client_leaves(rustpad, pad, transport):
+    rustpad.seed(pad, "start\n")
+    uri = f"rustpad://{pad}"
+    with rustpad.person(pad, "Ana") as ana, http_server(rustpad) as server:
+
+        def client():
+            if transport == "http":
+                return http_client(server.url, "auto")
+            return mcp_client("auto", minimal_env(RUSTPAD_URL=rustpad.url))
+
+        async with client() as client:
+            assert client.protocol_version == "2026-07-28"
+            async with client.listen(resource_subscriptions=[uri, uri]) as subscription:
+                assert subscription.honored.resource_subscriptions == [uri]
+                assert not subscription.honored.tools_list_changed
+                watcher = await watcher_joined(ana)
+                ok(await call(client, "append_to_document", {"id": pad, "text": "ours\n"}))
+                await ana.append("theirs\n")
+                with anyio.fail_after(UPDATE_WITHIN):
+                    event = await subscription.__anext__()
+                assert event.uri == uri
+            await left(ana, watcher)
+            # The client goes on as before.
+            assert ok(await call(client, "get_document", {"id": pad}))["text"] == "start\nours\ntheirs\n"
+
+
+async def test_a_listen_over_its_cap_or_naming_no_pad_is_refused(rustpad, pad):
+    env = minimal_env(RUSTPAD_URL=rustpad.url, RUSTPAD_MCP_WATCHES_PER_LISTEN="1")
+    async with mcp_client("auto", env) as client:
+        with pytest.raises(MCPError, match="Cannot listen: one subscriber may watch at most 1 pads"):
+            async with client.listen(resource_subscriptions=[f"rustpad://{pad}-a", f"rustpad://{pad}-b"]):
+                pass
+        with pytest.raises(MCPError) as refused:
+            async with client.listen(resource_subscriptions=["file:///etc/passwd"]):
+                pass
+        assert refused.value.error.code == -32602
+        # A listen for nothing this server sends is acknowledged with nothing honoured.
+        async with client.listen(tools_list_changed=True) as subscription:
+            assert not subscription.honored.tools_list_changed
+            assert not subscription.honored.resource_subscriptions
+
+
+async def test_stdin_closing_ends_a_listen_with_its_result(rustpad, pad):
+    """The raw wire: the acknowledgement first, then, when stdin closes, the listen's result."""
+    import json
+    import subprocess
+
+    from conftest import MCP_BIN
+
+    listen = {
+        "jsonrpc": "2.0",
+        "id": "listen-9",
+        "method": "subscriptions/listen",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            "notifications": {"resourceSubscriptions": [f"rustpad://{pad}"]},
+        },
+    }
+    process = subprocess.run(
+        [str(MCP_BIN)],
+        input=json.dumps(listen) + "\n",
+        env=minimal_env(RUSTPAD_URL=rustpad.url),
+        capture_output=True,
+        text=True,
+        timeout=15,
+    )
+    ack, end = [json.loads(line) for line in process.stdout.splitlines()]
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": "listen-9"}
+    assert end["id"] == "listen-9" and end["result"]["resultType"] == "complete"
+    assert end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == "listen-9"
+
+
+def test_a_session_has_one_stream_at_a_time_and_it_carries_the_updates(rustpad, pad):
+    """The raw wire of an HTTP session's stream: a second GET while one is open is refused (409);
+    a subscription's update arrives on the open one as a server-sent event."""
+    import http.client
+    import json
+    from urllib.parse import urlsplit
+
+    from test_http import LEGACY, LegacySession
+
+    rustpad.seed(pad, "text\n")
+    uri = f"rustpad://{pad}"
+    with rustpad.person(pad, "Ana") as ana, http_server(rustpad) as server:
+        session = LegacySession(server.url)
+        where = urlsplit(server.url)
+        headers = {"Mcp-Session-Id": session.id, "MCP-Protocol-Version": LEGACY, "Accept": "text/event-stream"}
+
+        def get() -> http.client.HTTPResponse:
+            connection = http.client.HTTPConnection(where.hostname, where.port, timeout=UPDATE_WITHIN)
+            connection.request("GET", where.path, headers=headers)
+            return connection.getresponse()
+
+        stream = get()
+        assert stream.status == 200 and stream.headers["content-type"] == "text/event-stream"
+        second = get()
+        assert second.status == 409 and b"open already" in second.read()
+        subscribed = session.post(
+            {"jsonrpc": "2.0", "id": 1, "method": "resources/subscribe", "params": {"uri": uri}}
+        )
+        assert subscribed.json()["result"] == {}
+        anyio.run(watcher_joined, ana)
+        anyio.run(ana.append, "more\n")
+        while not (line := stream.readline().decode()).startswith("data: "):
+            pass
+        assert json.loads(line[len("data: ") :]) == {
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {"uri": uri},
+        }
