@@ -45,7 +45,7 @@ components: toolchain
 # The probe component, for the server world and (as target/wasm/probe-http.wasm) for other
 # WebAssembly hosts: it tries what a host must refuse.
 build: components
-	@$(CARGO) build --release --locked -p rustpad-mcp -p rustpad-test-server >&2
+	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
 	@$(CARGO) build --locked -p probe-guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
 	@cp target/guest-http/wasm32-wasip2/wasm/probe_guest.wasm target/wasm/probe-http.wasm
@@ -57,14 +57,22 @@ run: build
 test: build test-clients test-rust test-python test-typescript package-test
 
 # Each works alone on a fresh clone: the binaries, the probe component and the clients come first.
-# The guest's fuzzing entry points are built for the tests only (they replay the fuzz corpora),
-# and the host's tests run the probe component, which needs the `compiler` feature. Building
-# that variant replaces target/release/rustpad-mcp, so the default one is put back afterwards
-# (both stay compiled: switching is a relink).
-RUST_TEST_FEATURES := guest/fuzzing,rustpad-mcp/compiler
+# The end-to-end tests (tests/host-tests) run the probe component, so they drive the binary built
+# with the `compiler` feature, target/release/rustpad-mcp-with-compiler. Building that variant
+# replaces target/release/rustpad-mcp, so the default one is put back afterwards (both stay
+# compiled: switching is a relink). Three cargo runs, never one: the binary's packages
+# (HOST_PACKAGES) are always built together and alone, so the features of their dependencies are
+# the same in `make build`, here and in package-test, and nothing the tests add changes them
+# (docs/architecture.md#the-tests-build). The guest's fuzzing entry points are built for its tests
+# only (they replay the fuzz corpora).
+HOST_PACKAGES := -p rustpad-mcp -p rustpad-test-server
+COMPILER_BIN := target/release/rustpad-mcp-with-compiler
 test-rust: build
-	$(CARGO) test --release --locked --workspace --features $(RUST_TEST_FEATURES)
-	@$(CARGO) build --release --locked -p rustpad-mcp >&2
+	@$(CARGO) build --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler >&2
+	@cp target/release/rustpad-mcp $(COMPILER_BIN)
+	$(CARGO) test --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler
+	$(CARGO) test --release --locked --workspace --exclude rustpad-mcp --exclude rustpad-test-server --features guest/fuzzing
+	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 
 test-python: build $(PYENV)/.installed $(WASMTIME) $(WASH) lattice-tools
 	$(PYENV)/bin/python -m pytest -q tests/python
@@ -139,15 +147,17 @@ crate-component:
 # repository's own binary is built again afterwards (a relink).
 package-test: package $(PYENV)/.installed
 	tests/package/install.sh
-	@$(CARGO) build --release --locked -p rustpad-mcp >&2
+	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 
 # The release tool, dist (cargo-dist), at the version Cargo.toml's [workspace.metadata.dist]
 # names; a debug build without debug info, which compiles in 40 % of the time (1 min 41 s against
-# 4 min 22 s here) and plans just as well.
+# 4 min 22 s here) and plans just as well. It is kept per user, outside the checkout, like any
+# tool cargo installs: a fresh clone on the same machine finds it built (one version a folder).
 DIST_VERSION := $(shell sed -n 's/^cargo-dist-version = "\(.*\)"/\1/p' Cargo.toml)
-DIST := target/tools/dist-$(DIST_VERSION)/bin/dist
+TOOLS_HOME ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/rustpad-mcp/tools
+DIST := $(TOOLS_HOME)/dist-$(DIST_VERSION)/bin/dist
 $(DIST):
-	CARGO_PROFILE_DEV_DEBUG=0 $(CARGO) install --quiet --locked --debug cargo-dist --version $(DIST_VERSION) --root target/tools/dist-$(DIST_VERSION) --target-dir target/tools/build >&2
+	CARGO_PROFILE_DEV_DEBUG=0 $(CARGO) install --quiet --locked --debug cargo-dist --version $(DIST_VERSION) --root $(TOOLS_HOME)/dist-$(DIST_VERSION) --target-dir $(TOOLS_HOME)/build >&2
 
 # dist's own checks: the release plan holds, and .github/workflows/release.yml is what the
 # config in Cargo.toml generates (run by lint).
@@ -167,15 +177,17 @@ $(MATURIN): tests/package/maturin.txt $(PYENV)/.installed
 # Longer runs of the randomized trials: concurrent typing, and the edit_document oracle.
 soak: build $(PYENV)/.installed
 	CONCURRENCY_TRIALS=2000 $(PYENV)/bin/python -m pytest -q tests/python/test_concurrent_typing.py
-	EDIT_ORACLE_TRIALS=2000 $(CARGO) test --release --locked --workspace --features $(RUST_TEST_FEATURES) --test edit_oracle
-	@$(CARGO) build --release --locked -p rustpad-mcp >&2
+	@$(CARGO) build --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler >&2
+	@cp target/release/rustpad-mcp $(COMPILER_BIN)
+	EDIT_ORACLE_TRIALS=2000 $(CARGO) test --release --locked -p rustpad-mcp-host-tests --test edit_oracle
+	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 
 lint: toolchain release-check
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --release --locked --workspace --all-targets --features $(RUST_TEST_FEATURES) -- -D warnings
+	$(CARGO) clippy --release --locked --workspace --all-targets --features guest/fuzzing,rustpad-mcp/compiler -- -D warnings
 	$(CARGO) clippy --release --locked -p rustpad-mcp -- -D warnings
 	$(CARGO) clippy --locked -p guest --target wasm32-wasip2 --target-dir target/guest -- -D warnings
-	$(CARGO) clippy --locked -p guest --features wasi-http --target wasm32-wasip2 --target-dir target/guest-http -- -D warnings
+	$(CARGO) clippy --locked -p guest --features wasi-http --target wasm32-wasip2 --target-dir target/guest -- -D warnings
 
 fmt:
 	$(CARGO) fmt --all
@@ -194,9 +206,9 @@ tests/conformance/node_modules/.installed: tests/conformance/package-lock.json
 # `compiler` feature is built aside for its size, then the default one is put back.
 bench: build
 	@mkdir -p target/bench
-	$(CARGO) build --release --locked -p rustpad-mcp --features compiler
+	$(CARGO) build --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler
 	cp target/release/rustpad-mcp target/bench/rustpad-mcp-with-compiler
-	$(CARGO) build --release --locked -p rustpad-mcp
+	$(CARGO) build --release --locked $(HOST_PACKAGES)
 	python3 tests/bench/bench.py
 
 # Fuzz each guest entry point for FUZZ_SECONDS (nightly + cargo-fuzz; not part

@@ -28,9 +28,11 @@ shipped=host/component/guest.wasm
 say "building the guest from this commit's sources elsewhere"
 mkdir -p "$work/source"
 git archive HEAD | tar -x -C "$work/source"
+# In the build's own target directory, so the dependencies compiled for the component are reused:
+# what must come out the same is the guest's own build from these sources.
 (cd "$work/source" && cargo build --quiet --locked -p guest --profile wasm --target wasm32-wasip2 \
-	--target-dir "$root/target/package-test-guest")
-rebuilt=$root/target/package-test-guest/wasm32-wasip2/wasm/guest.wasm
+	--target-dir "$root/target/guest")
+rebuilt=$root/target/guest/wasm32-wasip2/wasm/guest.wasm
 if ! cmp -s "$rebuilt" "$shipped"; then
 	say "the packaged component differs from the one built from HEAD's sources"
 	say "  packaged: $(sha256sum "$shipped")"

@@ -7,7 +7,7 @@ callback (`Person`) sees the dialog and answers it. Where no dialog can be shown
 capability, or ELICITATION=false) the two-call token takes its place.
 
 Tampered, expired and replayed request states and forged tokens are raw-wire cases, covered in
-host/tests/guard.rs; nothing here repeats them.
+tests/host-tests/tests/guard.rs; nothing here repeats them.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ append_to_document — against a snapshot that cannot be trusted: refused, and n
 other change) ever sent.
 
 Memory bounds (oversized-frame, flood, http-huge-body:20, many-users:5000) are measured in
-host/tests/hostile.rs, which knows the server's pid."""
+tests/host-tests/tests/hostile.rs, which knows the server's pid."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ wrong types including null for required arguments and a non-object `arguments`; 
 confirm_token. Each is an input error (isError), answered without touching Rustpad: the real
 pad's client log stays empty, its text unchanged, and no pad is created.
 
-Unpaired surrogates in JSON strings are in host/tests/hostile.rs (the raw driver sends them)."""
+Unpaired surrogates in JSON strings are in tests/host-tests/tests/hostile.rs (the raw driver sends them)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 base, and `edit_document` batches stated against the text the model read.
 
 The randomized concurrency oracle (a person typing between the read and the edit, checked
-against the operational-transform crate) is host/tests/edit_oracle.rs; here each behaviour a
+against the operational-transform crate) is tests/host-tests/tests/edit_oracle.rs; here each behaviour a
 client can see has its own case.
 """
 
@@ -250,7 +250,7 @@ async def test_edits_land_where_the_model_read_them_while_a_person_types(client,
     ok(await call(client, "edit_document", {"id": pad, "base": base, "edits": batch}))
     # Each old text was replaced once, and every keystroke is still there. (Where the person
     # typed exactly at an edit's start, the edit's text comes first: the exact outcome of every
-    # such tie is checked against the OT crate by host/tests/edit_oracle.rs.)
+    # such tie is checked against the OT crate by tests/host-tests/tests/edit_oracle.rs.)
     typed_text, final = typed["final_text"], rustpad.text(pad)
     for edit in batch:
         assert typed_text.count(edit["old_text"]) == 1 and final.count(edit["new_text"]) == 1

@@ -7,7 +7,7 @@
 // capability gets the two-call token instead.
 //
 // Tampered, expired and replayed states and forged tokens are raw-wire cases,
-// covered in host/tests/guard.rs.
+// covered in tests/host-tests/tests/guard.rs.
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

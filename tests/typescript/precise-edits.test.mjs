@@ -4,7 +4,7 @@
 //
 // Every argument problem and the guard's removal rule are covered case by
 // case in tests/python/test_precise_edits.py; the randomized check against
-// the operational-transform crate is host/tests/edit_oracle.rs.
+// the operational-transform crate is tests/host-tests/tests/edit_oracle.rs.
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

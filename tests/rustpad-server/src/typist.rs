@@ -385,7 +385,7 @@ const EMOJI: &[&str] = &["🎉", "😀", "🚀", "🦀", "𝄞"];
 const ZWJ_SEQUENCES: &[&str] = &["👨‍👩‍👧", "👩‍💻", "🏳️‍🌈", "👨‍👨‍👦‍👦"];
 
 /// A xorshift64* generator: tiny, seedable and plenty for picking keystrokes
-/// (and, in host/tests/edit_oracle.rs, for planning random trials).
+/// (and, in tests/host-tests/tests/edit_oracle.rs, for planning random trials).
 pub struct XorShift(u64);
 
 impl XorShift {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use wasmparser::{Parser, Payload};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// The top-level imports and exports of a component.

@@ -12,22 +12,27 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub const BINARY: &str = env!("CARGO_BIN_EXE_rustpad-mcp");
+/// The binary with the `compiler` feature (for `--component`), which `make test-rust` builds
+/// before it runs these tests.
+pub const BINARY: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../target/release/rustpad-mcp-with-compiler"
+);
 
 /// The test-only probe component (built by `make build`).
 pub fn probe_component() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/guest/wasm32-wasip2/wasm/probe_guest.wasm")
+        .join("../../target/guest/wasm32-wasip2/wasm/probe_guest.wasm")
 }
 
 /// The compile cache every spawned server shares.
 pub fn cache_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/component-cache")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/component-cache")
 }
 
 /// Where spawned stdio servers keep the user's seal key.
 pub fn state_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/rustpad-mcp-test-state")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/rustpad-mcp-test-state")
 }
 
 pub struct Server {

@@ -158,7 +158,7 @@ fn help_lists_every_setting_and_version_names_the_release() {
 fn the_embedded_component_is_the_one_this_build_made() {
     use sha2::{Digest, Sha256};
     let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/guest/wasm32-wasip2/wasm/guest.wasm");
+        .join("../../target/guest/wasm32-wasip2/wasm/guest.wasm");
     let bytes = std::fs::read(&built).expect("the build made the component");
     let digest: String = Sha256::digest(&bytes)
         .iter()
