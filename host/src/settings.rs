@@ -53,10 +53,11 @@ const MAX_MAX_MEMORY_MIB: usize = 1 << 20;
 const MAX_MAX_CALLS: usize = 100_000;
 const DEFAULT_TALLY_PADS: usize = 100_000;
 const MAX_TALLY_PADS: usize = 10_000_000;
-/// A watched pad holds a socket and, while it waits, an instance of about
-/// a megabyte (docs/performance.md): 64 of them stay well within the
-/// default memory budget.
-const DEFAULT_WATCHED_PADS: usize = 64;
+/// A watched pad holds a socket, which counts 34 MiB (all a hostile Rustpad
+/// could make it buffer) against `RUSTPAD_MCP_MAX_MEMORY`, though it uses
+/// well under one (docs/performance.md): 16 of them leave most of the
+/// default budget to calls.
+const DEFAULT_WATCHED_PADS: usize = 16;
 const MAX_WATCHED_PADS: usize = 10_000;
 const DEFAULT_WATCHES_PER_SUBSCRIBER: usize = 16;
 const MAX_WATCHES_PER_SUBSCRIBER: usize = 1_000;

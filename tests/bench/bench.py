@@ -62,7 +62,7 @@ class Rustpad:
 class Server:
     """The binary over stdio, timed at the boundary."""
 
-    def __init__(self, url, trace=False, cache_dir=None):
+    def __init__(self, url, trace=False, cache_dir=None, **settings):
         env = {
             "PATH": os.environ["PATH"],
             "RUSTPAD_URL": url,
@@ -71,6 +71,7 @@ class Server:
         }
         if trace:
             env["RUSTPAD_MCP_TRACE"] = "1"
+        env.update(settings)
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
             [BINARY], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
@@ -395,6 +396,74 @@ def wait_answers(rustpad, url):
     return summary(times)
 
 
+UPDATE_ROUNDS = 15
+# A watcher tells its subscribers once the pad has been quiet this long (guest/src/rustpad/watch.rs).
+UPDATE_SETTLE_MS = 300
+# At most one update per pad in this interval (host/src/watches.rs).
+COALESCE_MS = 1000
+WATCHED_PADS = 32
+
+
+def rss_mib(process):
+    with open(f"/proc/{process.pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return None
+
+
+def subscribe(server, uri):
+    server.next_id += 1
+    message = {"jsonrpc": "2.0", "id": server.next_id, "method": "resources/subscribe", "params": {"uri": uri}}
+    server.process.stdin.write(json.dumps(message) + "\n")
+    server.process.stdin.flush()
+    reply = json.loads(server.process.stdout.readline())
+    if "error" in reply:
+        raise RuntimeError(f"resources/subscribe: {reply['error']}")
+
+
+def subscription_updates(rustpad, url):
+    """The time from a person sending an edit to the notifications/resources/updated of a
+    subscription, over stdio; then the memory 32 watched pads add to the process."""
+    rustpad.seed("bench-sub", text="watched\n")
+    server = Server(url)
+    server.initialize()
+    subscribe(server, "rustpad://bench-sub")
+    socket = url.replace("http://", "ws://") + "/api/socket/bench-sub"
+    person = subprocess.Popen(
+        [RUSTPAD, "person", "--url", socket, "--name", "bench"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    person.stdout.readline()
+    threading.Thread(target=lambda: [None for _ in person.stdout], daemon=True).start()
+    times = []
+    for _ in range(UPDATE_ROUNDS):
+        # Past the coalescing interval, with the watcher's next look open.
+        time.sleep(COALESCE_MS / 1000 + 0.5)
+        began = time.perf_counter()
+        person.stdin.write(json.dumps({"append": "a"}) + "\n")
+        person.stdin.flush()
+        update = json.loads(server.process.stdout.readline())
+        times.append((time.perf_counter() - began) * 1000)
+        if update.get("method") != "notifications/resources/updated":
+            raise RuntimeError(f"expected an update, got {update}")
+    person.stdin.close()
+    person.wait()
+    server.stop()
+    # Memory: the same process before and after it watches 32 pads (their looks open and settled).
+    pads = str(WATCHED_PADS)
+    server = Server(url, RUSTPAD_MCP_WATCHED_PADS=pads, RUSTPAD_MCP_WATCHES_PER_SESSION=pads)
+    server.initialize()
+    server.call("get_stats", {})
+    before = rss_mib(server.process)
+    for n in range(WATCHED_PADS):
+        rustpad.seed(f"bench-watched-{n}", text="a watched pad\n" * 50)
+        subscribe(server, f"rustpad://bench-watched-{n}")
+    time.sleep(3)
+    after = rss_mib(server.process)
+    server.stop()
+    return summary(times), round(after - before, 1)
+
+
 def main():
     rustpad = Rustpad()
     try:
@@ -406,6 +475,7 @@ def main():
         results["cost"].update(long_costs)
         results["http"], results["http_tools_list_per_second"] = http_transport(rustpad, rustpad.url)
         results["wait_answer"] = wait_answers(rustpad, rustpad.url)
+        results["subscription_update"], results["watched_pads_mib"] = subscription_updates(rustpad, rustpad.url)
     finally:
         rustpad.stop()
     OUT.mkdir(parents=True, exist_ok=True)
@@ -431,6 +501,15 @@ def main():
     verdict = "meets" if wait["p50"] <= target else "MISSES"
     print(row.format("  a person's edit → wait_for_changes answer", wait["p50"], wait["p90"]))
     print(f"    target p50 ≤ {target} ms (settle {WAIT_SETTLE_MS} + 2 × get_changes p50): {verdict} it")
+    # Target: the quiet a watcher waits for, plus twice what reading the change costs.
+    update = results["subscription_update"]
+    target = round(UPDATE_SETTLE_MS + 2 * read["p50"], 1)
+    verdict = "meets" if update["p50"] <= target else "MISSES"
+    print(row.format("  a person's edit → resources/updated", update["p50"], update["p90"]))
+    print(f"    target p50 ≤ {target} ms (quiet {UPDATE_SETTLE_MS} + 2 × get_changes p50): {verdict} it")
+    memory = results["watched_pads_mib"]
+    verdict = "meets" if memory <= 64 else "MISSES"
+    print(f"memory of {WATCHED_PADS} watched pads: {memory} MiB (target ≤ 64 MiB): {verdict} it")
     cost = "{:<34} {:>9} {:>12} {:>11} {:>9} {:>13}"
     print(cost.format("where the time goes", "total ms", "instantiate", "waiting ms", "guest ms", "guest fuel"))
     for name, c in results["cost"].items():

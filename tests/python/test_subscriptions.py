@@ -326,3 +326,24 @@ def test_a_session_has_one_stream_at_a_time_and_it_carries_the_updates(rustpad, 
             "method": "notifications/resources/updated",
             "params": {"uri": uri},
         }
+
+
+async def test_a_pad_that_floods_or_is_begun_again_is_told_of(rustpad, pad):
+    """A watcher never hangs on a pad: one that sends without pause is told of (then watched
+    again later), and so is one Rustpad forgot and began again (here: seeded anew)."""
+    rustpad.seed(pad, "text\n")
+    flooding = f"{pad}-flood"
+    rustpad.seed(flooding, "text\n")
+    rustpad.set_mode(flooding, "flood")
+    with rustpad.person(pad, "Ana") as ana:
+        async with legacy(rustpad) as (client, updates):
+            await subscribe(client, f"rustpad://{flooding}")
+            assert await updates.next(within=20) == f"rustpad://{flooding}"
+            await subscribe(client, f"rustpad://{pad}")
+            await watcher_joined(ana)
+            await ana.append("more\n")
+            assert await updates.next() == f"rustpad://{pad}"
+            rustpad.seed(pad, "")
+            assert await updates.next() == f"rustpad://{pad}"
+            [content] = (await client.read_resource(f"rustpad://{pad}")).contents
+            assert content.text.endswith("\n\n")

@@ -40,6 +40,19 @@ pub fn until_others_change(
     deadline: Instant,
     settle: Settle,
 ) -> Result<bool, Error> {
+    until_others_change_within(socket, id, deadline, settle, usize::MAX)
+}
+
+/// [`until_others_change`], failing once more than `events` messages came
+/// in: a pad that sends without pause (carets, say) is not watched for ever.
+fn until_others_change_within(
+    socket: &mut PadSocket,
+    id: &str,
+    deadline: Instant,
+    settle: Settle,
+    events: usize,
+) -> Result<bool, Error> {
+    let mut received = 0usize;
     let key = writers_key(id);
     let mut checked = 0;
     if others_changed(recorded(socket), &mut checked, &key) {
@@ -49,6 +62,12 @@ pub fn until_others_change(
     let mut until = deadline;
     loop {
         let event = socket.next_event(until)?;
+        received += usize::from(event.is_some());
+        if received > events {
+            return Err(Error::new(format!(
+                "the pad sent more than {events} messages within one watch without a change by anyone else"
+            )));
+        }
         let now = Instant::now();
         if let Some(Event::History { .. }) = event
             && others_changed(recorded(socket), &mut checked, &key)
@@ -105,6 +124,10 @@ pub const FOR_SUBSCRIBERS: Settle = Settle {
     at_most: Duration::from_secs(2),
 };
 
+/// The most messages one stretch of a look takes in: a round of four minutes
+/// of ordinary typing and caret moves by a few people is well within it.
+pub const MAX_EVENTS_PER_LOOK: usize = 20_000;
+
 /// What one stretch of watching saw, with the revision it reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Seen {
@@ -144,7 +167,13 @@ impl Look {
     /// was seen is then forgotten, so the next call sees only what follows.
     pub fn next_change(&mut self, until: Instant) -> Result<Seen, Error> {
         let changed = std::mem::take(&mut self.begun_again)
-            || until_others_change(&mut self.socket, &self.id, until, FOR_SUBSCRIBERS)?;
+            || until_others_change_within(
+                &mut self.socket,
+                &self.id,
+                until,
+                FOR_SUBSCRIBERS,
+                MAX_EVENTS_PER_LOOK,
+            )?;
         self.socket.record_from_here()?;
         let revision = self.socket.revision();
         Ok(if changed {

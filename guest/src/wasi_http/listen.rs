@@ -82,8 +82,17 @@ pub fn stream(held: Held, url: Option<&RustpadUrl>, stream: &OutputStream) {
     let mut next_keepalive = Instant::now() + KEEPALIVE;
     while Instant::now() < end {
         let watching = pads.iter().filter(|pad| pad.look.is_some()).count();
-        if watching == 0 {
-            wait_until(end.min(next_keepalive));
+        // Nothing to watch in this pass (no look, or each was told of within
+        // the interval): sleep until one may be watched again.
+        let now = Instant::now();
+        let ready = pads
+            .iter()
+            .filter(|pad| pad.look.is_some())
+            .map(|pad| pad.told.map_or(now, |told| told + COALESCE))
+            .min();
+        match ready {
+            Some(ready) if ready <= now => {}
+            ready => wait_until(ready.unwrap_or(end).min(next_keepalive).min(end)),
         }
         for pad in &mut pads {
             let now = Instant::now();

@@ -260,7 +260,7 @@ impl Server {
         let Some(id) = headers.get(SESSION_ID).and_then(|v| v.to_str().ok()) else {
             return plain(
                 StatusCode::BAD_REQUEST,
-                "Bad request: GET opens a session's stream and needs its Mcp-Session-Id header (2026-07-28 has no sessions: listen with subscriptions/listen)\n",
+                "Bad request: GET opens a session's stream and needs its Mcp-Session-Id header\n",
             );
         };
         let Some(session) = self.sessions.get(id) else {
