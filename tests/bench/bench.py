@@ -360,6 +360,17 @@ WAIT_ROUNDS = 15
 WAIT_SETTLE_MS = 750
 
 
+def person_in(url, pad):
+    """The test server's `person` script in `pad`, its output read and dropped; write it commands."""
+    socket = url.replace("http://", "ws://") + f"/api/socket/{pad}"
+    person = subprocess.Popen(
+        [RUSTPAD, "person", "--url", socket, "--name", "bench"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    person.stdout.readline()
+    threading.Thread(target=lambda: [None for _ in person.stdout], daemon=True).start()
+    return person
+
+
 def wait_answers(rustpad, url):
     """The time from a person sending an edit to the answer of a wait_for_changes that was
     waiting for it, over stdio; the person is the test server's `person` script."""
@@ -368,12 +379,7 @@ def wait_answers(rustpad, url):
     server.initialize()
     (read, _) = server.call("get_document", {"id": "bench-wait", "start_line": 1})
     base = read["structuredContent"]["base"]
-    socket = url.replace("http://", "ws://") + "/api/socket/bench-wait"
-    person = subprocess.Popen(
-        [RUSTPAD, "person", "--url", socket, "--name", "bench"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    person.stdout.readline()
-    threading.Thread(target=lambda: [None for _ in person.stdout], daemon=True).start()
+    person = person_in(url, "bench-wait")
     times = []
     for _ in range(WAIT_ROUNDS):
         server.next_id += 1
@@ -429,12 +435,7 @@ def subscription_updates(rustpad, url):
     server = Server(url)
     server.initialize()
     subscribe(server, "rustpad://bench-sub")
-    socket = url.replace("http://", "ws://") + "/api/socket/bench-sub"
-    person = subprocess.Popen(
-        [RUSTPAD, "person", "--url", socket, "--name", "bench"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    person.stdout.readline()
-    threading.Thread(target=lambda: [None for _ in person.stdout], daemon=True).start()
+    person = person_in(url, "bench-sub")
     times = []
     for _ in range(UPDATE_ROUNDS):
         # Past the coalescing interval, with the watcher's next look open.
