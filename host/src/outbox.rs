@@ -7,6 +7,7 @@
 //! reads.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
@@ -29,6 +30,16 @@ pub struct Outbox {
 pub struct Queued {
     pub line: String,
     _room: OwnedSemaphorePermit,
+    _written: Option<Written>,
+}
+
+/// Clears a flag once its line has been written (or dropped unwritten).
+struct Written(Arc<AtomicBool>);
+
+impl Drop for Written {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// The receiving side: the writer.
@@ -63,6 +74,18 @@ pub fn outbox(capacity_bytes: usize) -> (Outbox, Lines) {
 impl Outbox {
     /// Queues `line` once there is room for it.
     pub async fn send(&self, line: String) -> Result<(), Closed> {
+        self.send_marked(line, None).await
+    }
+
+    /// Queues `line` like [`Outbox::send`]; `pending` is cleared once the
+    /// line has been written, so a sender can keep one line of a kind on
+    /// its way at most.
+    pub async fn send_marked(
+        &self,
+        line: String,
+        pending: Option<Arc<AtomicBool>>,
+    ) -> Result<(), Closed> {
+        let written = pending.map(Written);
         let units = u32::try_from(line.len().div_ceil(UNIT_BYTES))
             .unwrap_or(u32::MAX)
             .clamp(1, self.capacity);
@@ -73,7 +96,11 @@ impl Outbox {
             .await
             .map_err(|_| Closed)?;
         self.lines
-            .send(Queued { line, _room: room })
+            .send(Queued {
+                line,
+                _room: room,
+                _written: written,
+            })
             .map_err(|_| Closed)
     }
 
@@ -85,7 +112,11 @@ impl Outbox {
             .clamp(1, self.capacity);
         match self.room.clone().try_acquire_many_owned(units) {
             Ok(room) => {
-                let _ = self.lines.send(Queued { line, _room: room });
+                let _ = self.lines.send(Queued {
+                    line,
+                    _room: room,
+                    _written: None,
+                });
             }
             Err(_) => {
                 let out = self.clone();

@@ -37,7 +37,7 @@ use crate::questions::{Asker, Questions};
 use crate::route::{Route, Router, SessionUse};
 use crate::runtime::{Elicitor, Grants, Runtime};
 use crate::settings::{MAX_CALLS, WatchLimits};
-use crate::watches::{Holds, Watchers, Watching};
+use crate::watches::{Holds, MAX_HELD, Watchers, Watching};
 
 /// Messages handled at once, per tool-call place.
 const IN_HAND_PER_CALL: usize = 4;
@@ -67,6 +67,7 @@ pub async fn serve(
             watchers,
             out: out.clone(),
             ends,
+            places: Arc::new(Semaphore::new(MAX_HELD)),
         }),
     };
     let writer = tokio::spawn(write_lines(lines));

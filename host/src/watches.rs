@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use crate::lock;
@@ -39,6 +39,14 @@ pub enum Round {
     Lost(String),
 }
 
+/// One subject to watch for a scope: the line to send when it changes, and
+/// the cursor a new watcher starts from (none: from its first round).
+pub struct Watch {
+    pub subject: String,
+    pub update: String,
+    pub cursor: Option<String>,
+}
+
 /// Who runs a round: the runtime, in a fresh instance each time.
 pub trait Rounds: Send + Sync + 'static {
     fn round<'a>(
@@ -53,6 +61,8 @@ pub const COALESCE: Duration = Duration::from_secs(1);
 /// The first pause before a lost subject is tried again, and the longest.
 const RETRY_FIRST: Duration = Duration::from_secs(1);
 pub const RETRY_MOST: Duration = Duration::from_secs(30);
+/// Listens one stdio connection, or one HTTP server, holds open at once.
+pub const MAX_HELD: usize = 256;
 
 /// Every subject watched in this process.
 pub struct Watchers {
@@ -78,7 +88,7 @@ impl Drop for Subject {
 struct Subscriber {
     update: Arc<str>,
     out: Outbox,
-    /// An update is on its way (queued for the client, not yet taken).
+    /// An update is on its way (queued for the client, not yet written).
     on_its_way: Arc<AtomicBool>,
 }
 
@@ -118,8 +128,10 @@ impl Watchers {
                 continue;
             }
             tokio::spawn(async move {
-                let _ = subscriber.out.send(subscriber.update.to_string()).await;
-                subscriber.on_its_way.store(false, Ordering::Release);
+                let pending = Some(subscriber.on_its_way.clone());
+                let line = subscriber.update.to_string();
+                // The flag clears once the line is written (or the client is gone).
+                let _ = subscriber.out.send_marked(line, pending).await;
             });
         }
     }
@@ -149,16 +161,16 @@ impl Scope {
     /// Watches each `(subject, update)` for this scope, all or none: an
     /// error says which cap stood in the way. A subject the scope watches
     /// already gets the new update line.
-    pub fn watch_all(&self, watches: Vec<(String, String)>) -> Result<(), String> {
+    pub fn watch_all(&self, watches: Vec<Watch>) -> Result<(), String> {
         self.add(watches, false)
     }
 
     /// [`Scope::watch_all`], with updates `held` back until [`Scope::open`].
-    fn add(&self, watches: Vec<(String, String)>, held: bool) -> Result<(), String> {
+    fn add(&self, watches: Vec<Watch>, held: bool) -> Result<(), String> {
         let mut mine = lock(&self.subjects);
         let new: HashSet<&str> = watches
             .iter()
-            .map(|(subject, _)| subject.as_str())
+            .map(|watch| watch.subject.as_str())
             .filter(|subject| !mine.contains(*subject))
             .collect();
         if mine.len() + new.len() > self.limit {
@@ -177,22 +189,32 @@ impl Scope {
                 subjects.len()
             ));
         }
-        for (subject, update) in watches {
+        for Watch {
+            subject,
+            update,
+            cursor,
+        } in watches
+        {
             let watched = subjects.entry(subject.clone()).or_insert_with(|| Subject {
                 subscribers: HashMap::new(),
                 watcher: tokio::spawn(watch_rounds(
                     Arc::downgrade(&self.watchers),
                     subject.clone(),
+                    cursor,
                 )),
             });
-            watched.subscribers.insert(
-                self.id,
-                Subscriber {
-                    update: update.into(),
-                    out: self.out.clone(),
-                    on_its_way: Arc::new(AtomicBool::new(held)),
-                },
-            );
+            match watched.subscribers.get_mut(&self.id) {
+                // Watched again: the new line, and the update on its way stays the one.
+                Some(subscriber) => subscriber.update = update.into(),
+                None => {
+                    let subscriber = Subscriber {
+                        update: update.into(),
+                        out: self.out.clone(),
+                        on_its_way: Arc::new(AtomicBool::new(held)),
+                    };
+                    watched.subscribers.insert(self.id, subscriber);
+                }
+            }
             mine.insert(subject);
         }
         Ok(())
@@ -200,9 +222,9 @@ impl Scope {
 
     /// Lets the updates held back by [`Scope::add`] through.
     fn open(&self) {
-        let mine: Vec<String> = lock(&self.subjects).iter().cloned().collect();
+        let mine = lock(&self.subjects);
         let subjects = lock(&self.watchers.subjects);
-        for subject in &mine {
+        for subject in mine.iter() {
             if let Some(subscriber) = subjects
                 .get(subject)
                 .and_then(|watched| watched.subscribers.get(&self.id))
@@ -214,7 +236,10 @@ impl Scope {
 
     /// Stops watching `subject` for this scope; false if it was not.
     pub fn stop(&self, subject: &str) -> bool {
-        let was = lock(&self.subjects).remove(subject);
+        // Held across the release, as `add` holds it, so that a watch
+        // started meanwhile is never released with the old one.
+        let mut mine = lock(&self.subjects);
+        let was = mine.remove(subject);
         if was {
             self.watchers.release(self.id, subject);
         }
@@ -223,8 +248,8 @@ impl Scope {
 
     /// Stops every watch of this scope.
     pub fn stop_all(&self) {
-        let subjects: Vec<String> = lock(&self.subjects).drain().collect();
-        for subject in subjects {
+        let mut mine = lock(&self.subjects);
+        for subject in mine.drain() {
             self.watchers.release(self.id, &subject);
         }
     }
@@ -242,6 +267,7 @@ pub struct Held {
     pub scope: Scope,
     pub closing: String,
     ends: watch::Receiver<bool>,
+    _place: OwnedSemaphorePermit,
 }
 
 impl Held {
@@ -262,6 +288,8 @@ pub struct Holds {
     pub watchers: Arc<Watchers>,
     pub out: Outbox,
     pub ends: watch::Receiver<bool>,
+    /// Requests that may be held at once (each holds a task and a scope).
+    pub places: Arc<Semaphore>,
 }
 
 impl Holds {
@@ -271,8 +299,11 @@ impl Holds {
         &self,
         opening: String,
         closing: String,
-        watches: Vec<(String, String)>,
+        watches: Vec<Watch>,
     ) -> Result<Held, String> {
+        let place = self.places.clone().try_acquire_owned().map_err(|_| {
+            format!("this server holds at most {MAX_HELD} listens at once here; end one first",)
+        })?;
         let scope = self
             .watchers
             .scope(self.watchers.limits.per_listen, self.out.clone());
@@ -287,14 +318,15 @@ impl Holds {
             scope,
             closing,
             ends: self.ends.clone(),
+            _place: place,
         })
     }
 }
 
 /// The watcher of one subject: rounds of the component's `watch`, until
 /// nobody needs it (it is aborted then) or the watchers are gone.
-async fn watch_rounds(watchers: Weak<Watchers>, subject: String) {
-    let mut cursor: Option<String> = None;
+async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<String>) {
+    let mut cursor = from;
     let mut lost = false;
     let mut retry = RETRY_FIRST;
     loop {

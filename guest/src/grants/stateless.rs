@@ -51,6 +51,7 @@ pub mod watches {
     pub struct Watch {
         pub subject: String,
         pub update: String,
+        pub cursor: Option<String>,
     }
 
     /// What `hold` asked for, for the handler to carry out.

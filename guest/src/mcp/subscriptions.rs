@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST};
+use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST};
 
 use super::request::{Outcome, Request, RpcError};
 use super::{META_SERVER_INFO, lists, resources};
 use crate::config::Config;
 use crate::grants::watches::{self, Watch};
+use crate::rustpad::url::RustpadUrl;
 use crate::rustpad::watch::{Look, Seen};
 use crate::text;
 use crate::tools::args::check_id;
@@ -38,10 +39,11 @@ pub const MAX_PADS_PER_LISTEN: usize = 16;
 /// `resources/subscribe`: the session hears of every change to the pad.
 pub(super) fn subscribe(config: &Config, params: &Map<String, Value>) -> Outcome {
     let uri = resources::uri_of(params, "resources/subscribe")?;
-    let (_, id) = resources::pad_of(config, uri)?;
+    let (url, id) = resources::pad_of(config, uri)?;
     let watch = Watch {
         subject: id.to_string(),
         update: updated(uri, None),
+        cursor: Some(revision_now(url, uri, id)?),
     };
     watches::start(&watch).map_err(|reason| cannot_watch(uri, &reason))?;
     Ok(json!({}))
@@ -102,11 +104,17 @@ pub(super) fn listen(config: &Config, request: &Request) -> Outcome {
         if honoured.contains(&uri) {
             continue;
         }
-        let (_, pad) = resources::pad_of(config, uri)?;
+        let (url, pad) = resources::pad_of(config, uri)?;
         honoured.push(uri);
         watches.push(Watch {
             subject: pad.to_string(),
             update: updated(uri, Some(&id)),
+            // Where a WebAssembly host's listen watches from is its own look.
+            cursor: if crate::grants::KEEPS_SUBSCRIPTIONS {
+                Some(revision_now(url, uri, pad)?)
+            } else {
+                None
+            },
         });
     }
     if !crate::grants::KEEPS_SUBSCRIPTIONS && watches.len() > MAX_PADS_PER_LISTEN {
@@ -136,6 +144,26 @@ pub(super) fn listen(config: &Config, request: &Request) -> Outcome {
     watches::hold(&opening.to_string(), &closing.to_string(), &watches)
         .map_err(|reason| RpcError::new(INVALID_REQUEST, format!("Cannot listen: {reason}")))?;
     Ok(result)
+}
+
+/// The pad's revision now, from an invisible look: the watch starts there,
+/// so a change made after this answer is never missed. It takes a call
+/// place, as a read does; a pad that cannot be reached is the resource
+/// error.
+fn revision_now(url: &RustpadUrl, uri: &str, id: &str) -> Result<String, RpcError> {
+    crate::grants::calls::enter().map_err(|reason| RpcError {
+        busy: true,
+        ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
+    })?;
+    let look = Look::open(url, id, None).map_err(|error| {
+        resources::not_found(
+            uri,
+            format!("pad \"{id}\" cannot be watched: {}", error.message()),
+        )
+    })?;
+    let revision = look.revision();
+    look.close();
+    Ok(revision.to_string())
 }
 
 /// The line that tells a subscriber `uri` changed; `listen` is the id of

@@ -187,6 +187,11 @@ impl Look {
         &self.id
     }
 
+    /// The revision the look has reached: a cursor to watch on from.
+    pub fn revision(&self) -> u64 {
+        self.socket.revision()
+    }
+
     pub fn close(self) {
         self.socket.close();
     }

@@ -56,10 +56,9 @@ struct Watched {
 
 /// Streams the listen on `stream` until its time is up or the client goes.
 pub fn stream(held: Held, url: Option<&RustpadUrl>, stream: &OutputStream) {
-    if write(stream, &event(&held.opening)).is_err() {
-        return;
-    }
     let end = Instant::now() + Duration::from_secs(seconds().unwrap_or(DEFAULT_LISTEN_SECONDS));
+    // The looks first: each records from when it joined, so nothing after
+    // the acknowledgement is missed.
     let mut pads: Vec<Watched> = held
         .watches
         .into_iter()
@@ -72,12 +71,17 @@ pub fn stream(held: Held, url: Option<&RustpadUrl>, stream: &OutputStream) {
             }
         })
         .collect();
+    if write(stream, &event(&held.opening)).is_err() {
+        return close(pads);
+    }
     // A pad that cannot be watched is told of once: read it to see why.
+    let mut gone = false;
     for pad in pads.iter_mut().filter(|pad| pad.look.is_none()) {
-        if write(stream, &event(&pad.update)).is_err() {
-            return;
-        }
+        gone = gone || write(stream, &event(&pad.update)).is_err();
         pad.told = Some(Instant::now());
+    }
+    if gone {
+        return close(pads);
     }
     let mut next_keepalive = Instant::now() + KEEPALIVE;
     while Instant::now() < end {

@@ -45,7 +45,7 @@ use crate::places::CallPlaces;
 use crate::route::Router;
 use crate::runtime::Runtime;
 use crate::settings::{HTTP_MAX_CALLS, WatchLimits};
-use crate::watches::{Holds, Watchers};
+use crate::watches::{Holds, MAX_HELD, Watchers};
 
 /// Tool calls running at once (a call waiting for a person counts); past it,
 /// they get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
@@ -60,6 +60,8 @@ const IN_HAND_PER_CALL: usize = 4;
 /// How long a client may take to send a request's headers, and then its body.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 const BODY_TIMEOUT: Duration = Duration::from_secs(30);
+/// How often sessions idle past their limit are ended.
+const SESSION_SWEEP: Duration = Duration::from_secs(60);
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
 
@@ -110,6 +112,8 @@ struct Server {
     in_hand: Arc<Semaphore>,
     bodies: Arc<Semaphore>,
     watchers: Arc<Watchers>,
+    /// Places for held requests, server-wide.
+    held: Arc<Semaphore>,
     /// Held requests (listens) end only when their client goes: nothing
     /// is ever sent here.
     holds_end: (
@@ -126,6 +130,7 @@ impl Server {
             watchers: self.watchers.clone(),
             out,
             ends: self.holds_end.1.clone(),
+            places: self.held.clone(),
         }
     }
 }
@@ -160,10 +165,19 @@ pub async fn serve(
         sessions: Arc::new(Sessions::new(Some(watchers.clone()))),
         watchers,
         holds_end: tokio::sync::watch::channel(false),
+        held: Arc::new(Semaphore::new(MAX_HELD)),
         places: Arc::new(CallPlaces::new(limits.max_calls, HTTP_MAX_CALLS)),
         in_hand: Arc::new(Semaphore::new(IN_HAND_PER_CALL * limits.max_calls)),
         bodies: Arc::new(Semaphore::new(BODY_BUDGET_KIB)),
         trace,
+    });
+    // Sessions nobody uses any more end on their own, with what they watch.
+    let sessions = server.sessions.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(SESSION_SWEEP).await;
+            sessions.end_idle();
+        }
     });
     let connections = Arc::new(Connections::default());
     loop {

@@ -118,13 +118,7 @@ impl Sessions {
         let id = random_id().ok_or("the system gave no randomness for a session id")?;
         let mut open = lock(&self.open);
         if open.len() >= MAX_SESSIONS {
-            open.retain(|_, session| {
-                let keep = session.idle() < IDLE_LIMIT;
-                if !keep {
-                    session.end("the session expired");
-                }
-                keep
-            });
+            end_idle(&mut open);
         }
         if open.len() >= MAX_SESSIONS {
             let oldest_idle = open
@@ -157,6 +151,11 @@ impl Sessions {
         Ok(id)
     }
 
+    /// Ends every session idle past its limit (its subscriptions with it).
+    pub fn end_idle(&self) {
+        end_idle(&mut lock(&self.open));
+    }
+
     /// The session `id` names, if it is open.
     pub fn get(&self, id: &str) -> Option<Arc<Session>> {
         let mut open = lock(&self.open);
@@ -180,6 +179,16 @@ impl Sessions {
         session.end("the client ended the session");
         true
     }
+}
+
+fn end_idle(open: &mut HashMap<String, Arc<Session>>) {
+    open.retain(|_, session| {
+        let keep = session.idle() < IDLE_LIMIT;
+        if !keep {
+            session.end("the session expired");
+        }
+        keep
+    });
 }
 
 /// 128 random bits in hex: visible ASCII, as the transport requires.

@@ -10,6 +10,7 @@ use super::bindings::rustpad;
 use super::bindings::rustpad::mcp::watches::Watch;
 use super::state::CallState;
 use crate::places::CallPlaces;
+use crate::watches;
 use crate::websocket::Connection;
 
 impl rustpad::mcp::websocket::Host for CallState {}
@@ -133,7 +134,11 @@ impl rustpad::mcp::writers::Host for CallState {
 impl rustpad::mcp::watches::Host for CallState {
     async fn start(&mut self, watch: Watch) -> wasmtime::Result<Result<(), String>> {
         Ok(match &self.watching.session {
-            Some(scope) => scope.watch_all(vec![(watch.subject, watch.update)]),
+            Some(scope) => scope.watch_all(vec![watches::Watch {
+                subject: watch.subject,
+                update: watch.update,
+                cursor: watch.cursor,
+            }]),
             None => Err("this transport keeps no session to keep a subscription in".into()),
         })
     }
@@ -150,7 +155,7 @@ impl rustpad::mcp::watches::Host for CallState {
         &mut self,
         opening: String,
         closing: String,
-        watches: Vec<Watch>,
+        asked: Vec<Watch>,
     ) -> wasmtime::Result<Result<(), String>> {
         let Some(holds) = &self.watching.holds else {
             return Ok(Err("this transport cannot hold a request open".into()));
@@ -158,11 +163,15 @@ impl rustpad::mcp::watches::Host for CallState {
         if self.held.is_some() {
             return Ok(Err("the request is held already".into()));
         }
-        let watches = watches
+        let asked = asked
             .into_iter()
-            .map(|watch| (watch.subject, watch.update))
+            .map(|watch| watches::Watch {
+                subject: watch.subject,
+                update: watch.update,
+                cursor: watch.cursor,
+            })
             .collect();
-        Ok(holds.hold(opening, closing, watches).await.map(|held| {
+        Ok(holds.hold(opening, closing, asked).await.map(|held| {
             self.held = Some(held);
         }))
     }
