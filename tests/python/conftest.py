@@ -615,6 +615,7 @@ UNTRUSTWORTHY = [
     "non-integer-id",
     "null-frame",
     "array-frame",
+    "hostile-message",
     "huge-history",
     "close-mid-snapshot",
     "oversized-frame",

@@ -77,6 +77,21 @@ async def test_an_untrustworthy_snapshot_is_refused_and_never_written_on(
     assert ok(await call(client, "get_stats", {}))["database_size"] == 0
 
 
+async def test_what_a_hostile_rustpad_sends_never_reaches_an_error_unmarked(client, rustpad, pad):
+    rustpad.seed(pad, "original")
+    rustpad.set_mode(pad, "hostile-message")
+    for tool, arguments in [
+        ("get_document_info", {"id": pad}),
+        ("append_to_document", {"id": pad, "text": "X"}),
+        ("replace_in_document", {"id": pad, "search": "original", "replace": ""}),
+    ]:
+        message = failed(await call(client, tool, arguments))
+        assert "does not understand" in message and "line 1 column" in message, message
+        for word in ("IGNORE", "INSTRUCTIONS", "EMPTY", "obey"):
+            assert word not in message, message
+    assert rustpad.text(pad) == "original"
+
+
 async def test_a_wait_on_a_pad_that_floods_carets_ends_at_its_timeout(client, rustpad, pad):
     rustpad.seed(pad, "base\n")
     base = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))["base"]

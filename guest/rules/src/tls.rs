@@ -40,10 +40,30 @@ pub fn is_certificate_error(error: &io::Error) -> bool {
         .is_some_and(|e| matches!(e, rustls::Error::InvalidCertificate(_)))
 }
 
-/// What a refused certificate is reported as.
-pub fn certificate_refused(reason: impl std::fmt::Display) -> String {
+/// What a refused certificate is reported as: why, in our words, since a
+/// certificate's own text (the names it was issued for) is the server's to
+/// choose and must not reach the model.
+pub fn certificate_refused(error: &io::Error) -> String {
+    use rustls::CertificateError as Why;
+    let certificate = error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>());
+    let why = match certificate {
+        Some(rustls::Error::InvalidCertificate(why)) => match why {
+            Why::NotValidForName | Why::NotValidForNameContext { .. } => {
+                "it is not issued for this host name"
+            }
+            Why::Expired | Why::ExpiredContext { .. } => "it has expired",
+            Why::NotValidYet | Why::NotValidYetContext { .. } => "it is not valid yet",
+            Why::UnknownIssuer => "it is not signed by an authority this server knows",
+            Why::Revoked => "it has been revoked",
+            Why::BadSignature => "its signature does not verify",
+            _ => "it was refused",
+        },
+        _ => "it was refused",
+    };
     format!(
-        "the TLS certificate was not accepted ({reason}); for a self-signed instance set RUSTPAD_INSECURE_TLS=true"
+        "the TLS certificate was not accepted ({why}); for a self-signed instance set RUSTPAD_INSECURE_TLS=true"
     )
 }
 

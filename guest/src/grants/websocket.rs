@@ -79,7 +79,7 @@ impl Connection {
                 Err(HandshakeError::Failure(tungstenite::Error::Io(error)))
                     if tls::is_certificate_error(&error) =>
                 {
-                    return Err(tls::certificate_refused(error));
+                    return Err(tls::certificate_refused(&error));
                 }
                 Err(HandshakeError::Failure(error)) => {
                     return Err(format!("WebSocket handshake failed: {error}"));

@@ -217,7 +217,12 @@ fn request_error(code: &ErrorCode) -> Error {
         ErrorCode::InternalError(Some(detail)) => {
             format!("the request to Rustpad failed: {}", text::clean_line(detail, 200))
         }
-        other => format!("the request to Rustpad failed ({other:?})"),
+        // The kind only: some kinds carry what Rustpad sent (a header's name).
+        other => {
+            let kind = format!("{other:?}");
+            let kind = kind.split(['(', ' ', '{']).next().unwrap_or_default();
+            format!("the request to Rustpad failed ({kind})")
+        }
     };
     Error::new(message)
 }

@@ -17,4 +17,4 @@ pub mod state;
 pub mod url;
 pub mod watch;
 
-pub use error::Error;
+pub use error::{Error, wire_problem};

@@ -277,7 +277,7 @@ impl PadState {
         let message: ServerMsg = serde_json::from_str(frame).map_err(|error| {
             Error::new(format!(
                 "Rustpad sent a message this client does not understand ({}); the pad state cannot be trusted",
-                text::clean_line(&error.to_string(), 200)
+                super::wire_problem(&error)
             ))
         })?;
         self.fold(message, deadline)
@@ -344,7 +344,7 @@ impl PadState {
     /// how many were ours.
     fn fold_text(&mut self, entries: &str, skip: u64, deadline: Instant) -> Result<u64, FoldError> {
         let entries: Vec<UserOperation> = serde_json::from_str(entries)
-            .map_err(|error| FoldError::NotUnderstood(error.to_string()))?;
+            .map_err(|error| FoldError::NotUnderstood(super::wire_problem(&error)))?;
         let mut ours = 0;
         for (index, entry) in entries.iter().enumerate().skip(skip as usize) {
             if index % DEADLINE_CHECK_EVERY == 0 && Instant::now() > deadline {

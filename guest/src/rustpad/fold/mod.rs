@@ -83,7 +83,7 @@ pub fn fold_lengths(
         .and_then(|()| parser.end());
     match (read, fold.stopped) {
         (_, Some(stopped)) => Err(stopped),
-        (Err(error), None) => Err(FoldError::NotUnderstood(error.to_string())),
+        (Err(error), None) => Err(FoldError::NotUnderstood(super::wire_problem(&error))),
         (Ok(()), None) => Ok(fold.at),
     }
 }
