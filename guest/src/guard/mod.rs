@@ -32,7 +32,7 @@ use serde_json::{Map, Value};
 use crate::digest;
 use crate::rustpad::since::Since;
 pub use proposal::{Proposal, list_lines};
-use seal::{Sealer, State, Token, TokenProblem};
+use seal::{Given, Sealer, State, Token, TokenProblem, low_bits};
 use standing::{Sealed, Standing};
 
 /// The key of the one answer we ask for.
@@ -111,6 +111,19 @@ pub struct Pad<'a> {
     /// restarts or forgets the pad, so a number at most an approval's own
     /// says the pad was made anew since (its history too).
     pub connection: u64,
+    /// When the Rustpad instance started (`/api/stats`): an approval given
+    /// at another instance is not this pad's, however alike the pad looks.
+    pub started: u64,
+}
+
+impl Pad<'_> {
+    /// Whether an approval asked for over connection `connection`, at the
+    /// Rustpad instance this one is (`same_instance`), is for this pad as it
+    /// still is: a connection number at most the approval's says the pad
+    /// was made anew since.
+    fn continues(&self, same_instance: bool, connection: u64) -> bool {
+        same_instance && self.connection > connection
+    }
 }
 
 fn now() -> u64 {
@@ -180,6 +193,7 @@ impl Guard<'_> {
                 binding,
                 at: pad.revision,
                 connection: pad.connection,
+                started: pad.started,
                 nonce: digest::hex(&random_bytes::<16>()),
                 expires: now + STATE_TTL_SECONDS,
                 round,
@@ -205,7 +219,10 @@ impl Guard<'_> {
         standing::check(
             record,
             state.at,
-            |sealed| proposal.binding(sealed) == state.binding && pad.connection > state.connection,
+            |sealed| {
+                proposal.binding(sealed) == state.binding
+                    && pad.continues(pad.started == state.started, state.connection)
+            },
             proposal.state_of,
         )
     }
@@ -239,8 +256,10 @@ impl Guard<'_> {
                 record,
                 token.revision,
                 |at| match self.sealer.check_token(&token, &proposal.binding(at), now) {
-                    // A connection number at most the token's: the pad was made anew since.
-                    Ok(()) => pad.connection > token.connection,
+                    // The token carries the low bits of the start time.
+                    Ok(()) => {
+                        pad.continues(low_bits(pad.started) == token.started, token.connection)
+                    }
                     Err(problem) => {
                         sealed_problem.get_or_insert(problem);
                         false
@@ -296,11 +315,19 @@ impl Guard<'_> {
         let expires = (now + TOKEN_TTL_SECONDS).min(u64::from(u32::MAX)) as u32;
         let token = self
             .sealer
-            .issue_token(binding, pad.revision, pad.connection, expires)
+            .issue_token(
+                binding,
+                Given {
+                    revision: pad.revision,
+                    connection: pad.connection,
+                    started: pad.started,
+                },
+                expires,
+            )
             .ok_or_else(|| {
                 format!(
-                    "pad \"{}\" has more revisions than a confirmation token can name ({}), so this change cannot be confirmed by token; nothing was changed. A client that can show a confirmation dialog can still make it.",
-                    proposal.pad, pad.revision
+                    "pad \"{}\" has more revisions or connections than a confirmation token can name ({} revisions, connection {}), so this change cannot be confirmed by token; nothing was changed. A client that can show a confirmation dialog can still make it.",
+                    proposal.pad, pad.revision, pad.connection
                 )
             })?;
         let who = match self.answers.no_dialog {

@@ -19,15 +19,25 @@ use crate::digest::hex;
 
 type HmacSha256 = Hmac<Sha256>;
 
-const STATE_PREFIX: &str = "v2.";
-const TOKEN_REVISION_BYTES: usize = 4;
-const TOKEN_CONNECTION_BYTES: usize = 8;
-const TOKEN_EXPIRY_BYTES: usize = 4;
+const STATE_PREFIX: &str = "v3.";
+/// Each of a token's revision, connection, Rustpad start and expiry.
+const TOKEN_FIELD_BYTES: usize = 4;
+const TOKEN_FIELDS: usize = 4;
 const TOKEN_MAC_BYTES: usize = 16;
-/// 4 revision bytes, 8 connection bytes, 4 expiry bytes, 16 MAC bytes, in
-/// hex: 64 characters.
-pub const TOKEN_CHARS: usize =
-    2 * (TOKEN_REVISION_BYTES + TOKEN_CONNECTION_BYTES + TOKEN_EXPIRY_BYTES + TOKEN_MAC_BYTES);
+/// 4 bytes each of revision, connection, Rustpad start and expiry, 16 MAC
+/// bytes, in hex: 64 characters.
+pub const TOKEN_CHARS: usize = 2 * (TOKEN_FIELDS * TOKEN_FIELD_BYTES + TOKEN_MAC_BYTES);
+
+/// Where an approval was asked for: the pad's revision, Rustpad's number for
+/// the connection that asked, and when that Rustpad instance started (its
+/// `/api/stats` `start_time`). Numbers start again when Rustpad restarts or
+/// forgets a pad; the start time tells an instance from the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Given {
+    pub revision: u64,
+    pub connection: u64,
+    pub started: u64,
+}
 
 /// What a sealed `requestState` remembers between rounds.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
@@ -45,6 +55,9 @@ pub struct State {
     /// Rustpad's number for the connection that asked (see [`Token`]).
     #[serde(rename = "c")]
     pub connection: u64,
+    /// When the Rustpad instance started (see [`Given`]).
+    #[serde(rename = "s")]
+    pub started: u64,
     /// Single-use nonce.
     #[serde(rename = "n")]
     pub nonce: String,
@@ -128,50 +141,57 @@ impl Sealer {
         (state.expires > now).then_some(state)
     }
 
-    /// A token for `binding`, given at `revision` of the pad on connection
-    /// `connection`, valid until `expires`; None for a revision past what a
+    /// A token for `binding`, asked for where `given` says, valid until
+    /// `expires`; None for a revision or connection number past what a
     /// token holds.
-    pub fn issue_token(
-        &self,
-        binding: &str,
-        revision: u64,
-        connection: u64,
-        expires: u32,
-    ) -> Option<String> {
-        let revision = u32::try_from(revision).ok()?.to_be_bytes();
-        let (connection, expiry) = (connection.to_be_bytes(), expires.to_be_bytes());
-        let tag = self
-            .mac(
-                "token",
-                &[binding.as_bytes(), &revision, &connection, &expiry],
-            )
-            .finalize()
-            .into_bytes();
-        let mut bytes = revision.to_vec();
-        bytes.extend_from_slice(&connection);
-        bytes.extend_from_slice(&expiry);
+    pub fn issue_token(&self, binding: &str, given: Given, expires: u32) -> Option<String> {
+        let fields = [
+            u32::try_from(given.revision).ok()?,
+            u32::try_from(given.connection).ok()?,
+            low_bits(given.started),
+            expires,
+        ]
+        .map(u32::to_be_bytes);
+        let tag = self.token_mac(binding, &fields).finalize().into_bytes();
+        let mut bytes = fields.concat();
         bytes.extend_from_slice(&tag[..TOKEN_MAC_BYTES]);
         Some(hex(&bytes))
+    }
+
+    fn token_mac(
+        &self,
+        binding: &str,
+        fields: &[[u8; TOKEN_FIELD_BYTES]; TOKEN_FIELDS],
+    ) -> HmacSha256 {
+        let mut parts: Vec<&[u8]> = vec![binding.as_bytes()];
+        parts.extend(fields.iter().map(|field| field.as_slice()));
+        self.mac("token", &parts)
     }
 
     /// Checks a token against `binding` (the one it must have been issued
     /// for, at its own revision) and its expiry.
     pub fn check_token(&self, token: &Token, binding: &str, now: u64) -> Result<(), TokenProblem> {
-        let revision = u32::try_from(token.revision)
-            .map_err(|_| TokenProblem::Malformed)?
-            .to_be_bytes();
-        let (connection, expiry) = (token.connection.to_be_bytes(), token.expires.to_be_bytes());
-        self.mac(
-            "token",
-            &[binding.as_bytes(), &revision, &connection, &expiry],
-        )
-        .verify_truncated_left(&token.tag)
-        .map_err(|_| TokenProblem::Mismatch)?;
+        let fields = [
+            u32::try_from(token.revision).map_err(|_| TokenProblem::Malformed)?,
+            u32::try_from(token.connection).map_err(|_| TokenProblem::Malformed)?,
+            token.started,
+            token.expires,
+        ]
+        .map(u32::to_be_bytes);
+        self.token_mac(binding, &fields)
+            .verify_truncated_left(&token.tag)
+            .map_err(|_| TokenProblem::Mismatch)?;
         if u64::from(token.expires) <= now {
             return Err(TokenProblem::Expired);
         }
         Ok(())
     }
+}
+
+/// The part of a Rustpad start time a token carries: its low 32 bits, which
+/// tell one instance from the next for a century and more.
+pub fn low_bits(started: u64) -> u32 {
+    started as u32
 }
 
 /// A confirmation token as read, before it is checked.
@@ -181,6 +201,8 @@ pub struct Token {
     pub revision: u64,
     /// Rustpad's number for the connection that issued it.
     pub connection: u64,
+    /// The low bits of the Rustpad instance's start time ([`low_bits`]).
+    pub started: u32,
     expires: u32,
     tag: Vec<u8>,
 }
@@ -191,14 +213,18 @@ impl Token {
         let bytes = unhex(token.trim())
             .filter(|b| b.len() == TOKEN_CHARS / 2)
             .ok_or(TokenProblem::Malformed)?;
-        let malformed = |_| TokenProblem::Malformed;
-        let (revision, rest) = bytes.split_at(TOKEN_REVISION_BYTES);
-        let (connection, rest) = rest.split_at(TOKEN_CONNECTION_BYTES);
-        let (expiry, tag) = rest.split_at(TOKEN_EXPIRY_BYTES);
+        let (fields, tag) = bytes.split_at(TOKEN_FIELDS * TOKEN_FIELD_BYTES);
+        let field = |i: usize| {
+            let at = i * TOKEN_FIELD_BYTES;
+            let mut word = [0u8; TOKEN_FIELD_BYTES];
+            word.copy_from_slice(&fields[at..at + TOKEN_FIELD_BYTES]);
+            u32::from_be_bytes(word)
+        };
         Ok(Token {
-            revision: u32::from_be_bytes(revision.try_into().map_err(malformed)?).into(),
-            connection: u64::from_be_bytes(connection.try_into().map_err(malformed)?),
-            expires: u32::from_be_bytes(expiry.try_into().map_err(malformed)?),
+            revision: field(0).into(),
+            connection: field(1).into(),
+            started: field(2),
+            expires: field(3),
             tag: tag.to_vec(),
         })
     }
@@ -220,6 +246,7 @@ mod tests {
             binding: "b".into(),
             at: 7,
             connection: 3,
+            started: 1_800_000_000,
             nonce: "n".into(),
             expires: 100,
             round: 0,
@@ -242,12 +269,31 @@ mod tests {
     #[test]
     fn tokens_are_bound_short_and_expire() {
         let sealer = Sealer::new(b"key");
-        let issued = sealer.issue_token("binding", 42, 9, 100).unwrap();
+        let given = Given {
+            revision: 42,
+            connection: 9,
+            started: (5 << 32) + 1_800_000_000,
+        };
+        let issued = sealer.issue_token("binding", given, 100).unwrap();
         assert_eq!(issued.len(), TOKEN_CHARS);
         const { assert!(TOKEN_CHARS <= crate::text::MAX_TOKEN_CHARS) };
         let token = Token::parse(&issued).unwrap();
-        assert_eq!((token.revision, token.connection), (42, 9));
-        assert_eq!(sealer.issue_token("binding", 1 << 32, 9, 100), None);
+        assert_eq!(
+            (token.revision, token.connection, token.started),
+            (42, 9, 1_800_000_000)
+        );
+        for too_far in [
+            Given {
+                revision: 1 << 32,
+                ..given
+            },
+            Given {
+                connection: 1 << 32,
+                ..given
+            },
+        ] {
+            assert_eq!(sealer.issue_token("binding", too_far, 100), None);
+        }
         assert_eq!(sealer.check_token(&token, "binding", 50), Ok(()));
         assert_eq!(
             sealer.check_token(&token, "other", 50),
@@ -262,15 +308,19 @@ mod tests {
             Sealer::new(b"k2").check_token(&token, "binding", 50),
             Err(TokenProblem::Mismatch)
         );
-        // The revision is sealed: naming another one breaks the seal.
-        let mut moved = issued.clone();
-        moved.replace_range(7..8, "b");
-        let moved = Token::parse(&moved).unwrap();
-        assert_eq!(moved.revision, 43);
-        assert_eq!(
-            sealer.check_token(&moved, "binding", 50),
-            Err(TokenProblem::Mismatch)
-        );
+        // Every field is sealed: naming another revision, connection or
+        // Rustpad instance breaks the seal.
+        for (digit, changed) in [(7, "revision"), (15, "connection"), (23, "start")] {
+            let mut moved = issued.clone();
+            moved.replace_range(digit..digit + 1, "f");
+            let moved = Token::parse(&moved).unwrap();
+            assert_ne!(moved, token, "{changed}");
+            assert_eq!(
+                sealer.check_token(&moved, "binding", 50),
+                Err(TokenProblem::Mismatch),
+                "{changed}"
+            );
+        }
     }
 
     #[test]

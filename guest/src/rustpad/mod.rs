@@ -14,6 +14,7 @@ pub mod rebase;
 pub mod since;
 pub mod socket;
 pub mod state;
+pub mod stats;
 pub mod url;
 pub mod watch;
 

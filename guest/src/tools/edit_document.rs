@@ -275,7 +275,7 @@ fn carry_out(
         let state = format!("{base} {}", removal.removed());
         let state_of = move |_: &Rope| state.clone();
         let proposal = proposal(request, &base, &plan, &removal, &state_of);
-        call.approve(&proposal, &pad_of(socket)?)?;
+        call.approve(&proposal, &pad_of(socket, call)?)?;
     }
     let wire = serde_json::to_value(&plan.operation).unwrap_or_default();
     // People see this server's caret where the batch first changes the pad as it is now.

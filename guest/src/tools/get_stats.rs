@@ -1,12 +1,12 @@
 //! `get_stats`: the Rustpad server's statistics, from its HTTP API.
 
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use super::schema;
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
-use crate::result::{self, ToolError, ToolResult};
-use crate::rustpad::http;
+use crate::result::{self, ToolResult};
+use crate::rustpad::stats;
 
 pub static TOOL: Tool = Tool {
     name: "get_stats",
@@ -47,44 +47,16 @@ fn output() -> Fields {
 }
 
 /// Integers JavaScript clients can hold exactly.
-const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-/// The largest start time a date can show (the ECMAScript date range, in seconds).
-const MAX_TIMESTAMP_SECONDS: i64 = 8_640_000_000_000;
-
 fn run(call: &Call) -> ToolResult {
-    let response = http::get(call.url, "/api/stats")?;
-    let value: Value = serde_json::from_slice(&response.body)
-        .map_err(|_| ToolError::new("Rustpad's /api/stats answer is not valid JSON"))?;
-    let empty = Map::new();
-    let fields = value.as_object().unwrap_or(&empty);
-    let start_time = fields
-        .get("start_time")
-        .and_then(Value::as_i64)
-        .filter(|t| t.abs() <= MAX_TIMESTAMP_SECONDS)
-        .ok_or_else(|| {
-            ToolError::new("Rustpad's /api/stats answer has an unexpected shape: start_time is not a Unix timestamp")
-        })?;
-    let count = |name: &str| {
-        fields
-            .get(name)
-            .and_then(Value::as_u64)
-            .filter(|n| *n <= MAX_SAFE_INTEGER)
-            .ok_or_else(|| {
-                ToolError::new(format!(
-                    "Rustpad's /api/stats answer has an unexpected shape: {name} is not a whole number of documents"
-                ))
-            })
-    };
+    let stats = stats::read(call.url)?;
     result::data(json!({
-        "start_time": start_time,
-        "start_time_iso": iso8601(start_time),
-        "num_documents": count("num_documents")?,
-        "database_size": count("database_size")?,
+        "start_time": stats.start_time,
+        "start_time_iso": iso8601(stats.start_time),
+        "num_documents": stats.num_documents,
+        "database_size": stats.database_size,
     }))
 }
 
-/// Unix seconds as an ISO 8601 UTC timestamp, with JavaScript's expanded
-/// years (±YYYYYY) outside 0000–9999.
 fn iso8601(seconds: i64) -> String {
     let days = seconds.div_euclid(86_400);
     let secs = seconds.rem_euclid(86_400);

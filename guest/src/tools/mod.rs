@@ -156,6 +156,7 @@ pub fn call(
         url,
         arguments,
         guard: &guard,
+        started: Default::default(),
     })
 }
 
@@ -194,6 +195,7 @@ mod tests {
                     url: &url,
                     arguments: &arguments,
                     guard: &guard,
+                    started: Default::default(),
                 };
                 let failure = match (tool.run)(&call) {
                     Err(ToolError::Failed(message)) => message,

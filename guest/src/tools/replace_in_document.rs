@@ -122,7 +122,7 @@ fn run(call: &Call) -> ToolResult {
         if asks {
             let proposal =
                 replace_proposal(id, search, replace, &text, &matches, &removal, &state_of);
-            call.approve(&proposal, &pad_of(socket)?)?;
+            call.approve(&proposal, &pad_of(socket, call)?)?;
         }
         let operation = replace_operation(pad_chars, &matches, search, replace);
         socket.edit(Mark::of(asks), operation)?;

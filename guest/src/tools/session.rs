@@ -10,6 +10,7 @@
 use serde_json::{Value, json};
 
 use super::catalogue::EPHEMERAL;
+use super::tool::Call;
 use crate::guard::Pad;
 use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::socket::{PadSocket, PadState, Track};
@@ -38,15 +39,21 @@ pub fn text_of(socket: &PadSocket) -> Result<String, ToolError> {
 }
 
 /// The pad as the guard checks an approval against it.
-pub fn pad_of(state: &PadState) -> Result<Pad<'_>, ToolError> {
+pub fn pad_of<'a>(state: &'a PadState, call: &Call) -> Result<Pad<'a>, ToolError> {
     Ok(Pad {
         revision: state.revision(),
         text: state.text()?,
         record: state.since(),
-        connection: state
-            .me()
-            .ok_or_else(|| ToolError::new("Rustpad never told this client its identity"))?,
+        connection: connection_of(state)?,
+        started: call.rustpad_started()?,
     })
+}
+
+/// Rustpad's number for the session's connection.
+pub fn connection_of(state: &PadState) -> Result<u64, ToolError> {
+    state
+        .me()
+        .ok_or_else(|| ToolError::new("Rustpad never told this client its identity"))
 }
 
 /// Refuses a write that would make the pad longer than Rustpad allows.

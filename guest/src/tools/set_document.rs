@@ -99,7 +99,7 @@ fn run(call: &Call) -> ToolResult {
                 title: format!("Replace the content of pad \"{id}\"?"),
                 hint: "Tick the box to replace it; leave it unticked to keep the pad as it is.",
             };
-            call.approve(&proposal, &pad_of(socket)?)?;
+            call.approve(&proposal, &pad_of(socket, call)?)?;
         }
         let operation = Builder::new().delete(before).insert(text).finish();
         // Whatever this removes, a person approved (a non-empty pad asks).

@@ -4,6 +4,7 @@
 //! Each tool is one file in `tools/` that defines a `TOOL` of this type;
 //! [`super::catalogue::ALL`] lists them.
 
+use std::cell::OnceCell;
 use std::fmt;
 
 use serde::Deserialize;
@@ -13,6 +14,7 @@ use super::args;
 use super::schema::{self, Fields};
 use crate::guard::{Guard, Pad, Proposal, Verdict};
 use crate::result::{ToolError, ToolResult};
+use crate::rustpad::stats;
 use crate::rustpad::url::RustpadUrl;
 
 /// The four annotations every tool declares.
@@ -142,6 +144,8 @@ pub struct Call<'a> {
     pub url: &'a RustpadUrl,
     pub(super) arguments: &'a Map<String, Value>,
     pub(super) guard: &'a Guard<'a>,
+    /// When the Rustpad instance started, once read.
+    pub(super) started: OnceCell<u64>,
 }
 
 impl<'a> Call<'a> {
@@ -154,6 +158,17 @@ impl<'a> Call<'a> {
     /// [`Guard::asked_at`]).
     pub fn asked_at(&self) -> Option<u64> {
         self.guard.asked_at()
+    }
+
+    /// When the Rustpad instance started (`/api/stats`), read once per call.
+    /// Read after the call's session joined the pad: if Rustpad restarted
+    /// after the read, that session breaks and nothing is written on it.
+    pub fn rustpad_started(&self) -> Result<u64, ToolError> {
+        if let Some(started) = self.started.get() {
+            return Ok(*started);
+        }
+        let started = stats::start_time(self.url)?;
+        Ok(*self.started.get_or_init(|| started))
     }
 
     /// Goes on only if the guard says the proposal may go ahead; a question

@@ -141,7 +141,7 @@ async fn tampered_and_foreign_states_ask_afresh() {
 
 /// Re-seals a real state with another expiry, as a holder of the key could.
 fn reseal_with_expiry(state: &str, expires: u64) -> String {
-    let (payload, _) = state.strip_prefix("v2.").unwrap().split_once('.').unwrap();
+    let (payload, _) = state.strip_prefix("v3.").unwrap().split_once('.').unwrap();
     let mut fields: Value =
         serde_json::from_slice(&URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap();
     fields["e"] = json!(expires);
@@ -151,7 +151,7 @@ fn reseal_with_expiry(state: &str, expires: u64) -> String {
     mac.update(&(payload.len() as u64).to_be_bytes());
     mac.update(payload.as_bytes());
     format!(
-        "v2.{payload}.{}",
+        "v3.{payload}.{}",
         URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
     )
 }
@@ -299,8 +299,9 @@ async fn an_expired_token_is_refused_with_the_reason() {
     let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
     seed(&rustpad, "old", "content");
     let mut session = Session::start(&rustpad, &[("ELICITATION", "false")]);
-    // Pins the token format: revision(4) ‖ connection(8) ‖ expiry(4, Unix seconds) ‖ HMAC(16),
-    // hex, over the arguments, the pad's state at that revision and the base naming its text.
+    // Pins the token format: revision(4) ‖ connection(4) ‖ Rustpad's start time (4, its low
+    // bits) ‖ expiry(4, Unix seconds) ‖ HMAC(16), hex, over the arguments, the pad's state at
+    // that revision and the base naming its text, and those four fields.
     let digest = |parts: Value| -> String {
         Sha256::digest(parts.to_string().as_bytes())
             .iter()
@@ -317,11 +318,12 @@ async fn an_expired_token_is_refused_with_the_reason() {
     let arguments = digest(json!(["set_document", "old", fingerprint("new")]));
     let base = format!("r1.{}", fingerprint("content"));
     let binding = digest(json!([arguments, fingerprint("content"), base]));
-    let (revision, connection) = (1u32.to_be_bytes(), 0u64.to_be_bytes());
+    let (revision, connection) = (1u32.to_be_bytes(), 0u32.to_be_bytes());
+    let started = (rustpad.start_time() as u32).to_be_bytes();
     let expiry = 1_000_000u32.to_be_bytes();
     let mut mac = Hmac::<Sha256>::new_from_slice(KEY.as_bytes()).unwrap();
     mac.update(b"token\0");
-    for part in [binding.as_bytes(), &revision, &connection, &expiry] {
+    for part in [binding.as_bytes(), &revision, &connection, &started, &expiry] {
         mac.update(&(part.len() as u64).to_be_bytes());
         mac.update(part);
     }
@@ -329,6 +331,7 @@ async fn an_expired_token_is_refused_with_the_reason() {
     let token: String = revision
         .iter()
         .chain(&connection)
+        .chain(&started)
         .chain(&expiry)
         .chain(&tag[..16])
         .map(|b| format!("{b:02x}"))

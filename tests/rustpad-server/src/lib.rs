@@ -437,6 +437,11 @@ impl TestServer {
         self.server.document(pad).map(|pad| pad.revision())
     }
 
+    /// When this server started, as `/api/stats` says (Unix seconds).
+    pub fn start_time(&self) -> u64 {
+        self.server.start_time
+    }
+
     /// Stops accepting and closes every connection.
     pub fn stop(self) {}
 }
