@@ -12,7 +12,9 @@
 mod catalogue_docs;
 
 use catalogue_docs::{ToolFacts, repository};
-use guest::guard::removal::{self, MAX_REMOVED_CHARS, TALLY_WINDOW_SECONDS, WINDOW_EDITS};
+use guest::guard::removal::{
+    self, MAX_REMOVED_CHARS, QUEUE_SECONDS, TALLY_WINDOW_SECONDS, WINDOW_CHARS, WINDOW_EDITS,
+};
 use guest::guard::{STATE_TTL_SECONDS, TOKEN_TTL_SECONDS};
 use guest::text::thousands;
 use guest::tools::{ALL, catalogue};
@@ -112,6 +114,24 @@ fn figures() -> Vec<Figure> {
             "removed without asking in the last ",
             " minutes",
             minutes(u64::from(TALLY_WINDOW_SECONDS)),
+        ),
+        figure(
+            "docs/guide/approval.md",
+            "last ",
+            " characters they typed or deleted",
+            thousands(WINDOW_CHARS),
+        ),
+        figure(
+            "docs/guide/approval.md",
+            "does not finish within ",
+            " seconds",
+            QUEUE_SECONDS.to_string(),
+        ),
+        figure(
+            "docs/security.md",
+            "a call waits at most ",
+            " seconds for the writes ahead of it",
+            QUEUE_SECONDS.to_string(),
         ),
         figure(
             "docs/guide/approval.md",

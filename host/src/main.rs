@@ -78,6 +78,7 @@ Environment:
                          more are refused until one finishes
   RUSTPAD_MCP_TALLY_PADS pads whose recent removals this process counts
                          (default 100000); past it every removal asks
+  RUSTPAD_MCP_TALLY_SECONDS  how long it keeps them, 1 to 900 (default 900)
 
 With --http:
   RUSTPAD_MCP_HTTP_TOKEN    bearer token every request must carry (32+ characters);

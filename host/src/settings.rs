@@ -13,6 +13,8 @@ pub const MAX_CALLS: &str = "RUSTPAD_MCP_MAX_CALLS";
 pub const MAX_MEMORY: &str = "RUSTPAD_MCP_MAX_MEMORY";
 /// Pads whose recent removals the tally keeps (see `tally`).
 pub const TALLY_PADS: &str = "RUSTPAD_MCP_TALLY_PADS";
+/// Seconds the tally keeps an amount at most (the component's window, or less).
+pub const TALLY_SECONDS: &str = "RUSTPAD_MCP_TALLY_SECONDS";
 
 /// Pads watched for subscribers at once, in all.
 pub const WATCHED_PADS: &str = "RUSTPAD_MCP_WATCHED_PADS";
@@ -25,12 +27,13 @@ pub const WATCHES_PER_LISTEN: &str = "RUSTPAD_MCP_WATCHES_PER_LISTEN";
 pub const HTTP_MAX_CALLS: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
 
 /// The host's settings besides those of `--http`.
-const GENERAL: [&str; 8] = [
+const GENERAL: [&str; 9] = [
     CACHE_DIR,
     TRACE,
     MAX_CALLS,
     MAX_MEMORY,
     TALLY_PADS,
+    TALLY_SECONDS,
     WATCHED_PADS,
     WATCHES_PER_SESSION,
     WATCHES_PER_LISTEN,
@@ -53,6 +56,9 @@ const MAX_MAX_MEMORY_MIB: usize = 1 << 20;
 const MAX_MAX_CALLS: usize = 100_000;
 const DEFAULT_TALLY_PADS: usize = 100_000;
 const MAX_TALLY_PADS: usize = 10_000_000;
+/// The removal rule's own window (`guard::removal::TALLY_WINDOW_SECONDS`):
+/// the tally keeps nothing longer than a component asks, so this only shortens it.
+const MAX_TALLY_SECONDS: usize = 15 * 60;
 /// A watched pad holds a socket, which counts 34 MiB (all a hostile Rustpad
 /// could make it buffer) against `RUSTPAD_MCP_MAX_MEMORY`, though it uses
 /// well under one (docs/performance.md): 16 of them leave most of the
@@ -71,6 +77,8 @@ pub struct Limits {
     pub memory_mib: usize,
     /// Pads the removal tally keeps at once.
     pub tally_pads: usize,
+    /// Seconds it keeps an amount at most.
+    pub tally_seconds: usize,
     pub watches: WatchLimits,
 }
 
@@ -94,6 +102,12 @@ impl Limits {
                 MIN_MAX_MEMORY_MIB..=MAX_MAX_MEMORY_MIB,
             )?,
             tally_pads: whole_number(&lookup, TALLY_PADS, DEFAULT_TALLY_PADS, 1..=MAX_TALLY_PADS)?,
+            tally_seconds: whole_number(
+                &lookup,
+                TALLY_SECONDS,
+                MAX_TALLY_SECONDS,
+                1..=MAX_TALLY_SECONDS,
+            )?,
             watches: WatchLimits {
                 pads: whole_number(
                     &lookup,
@@ -220,6 +234,7 @@ mod tests {
                 stdio_calls: DEFAULT_MAX_CALLS,
                 memory_mib: DEFAULT_MAX_MEMORY_MIB,
                 tally_pads: DEFAULT_TALLY_PADS,
+                tally_seconds: MAX_TALLY_SECONDS,
                 watches: WatchLimits {
                     pads: DEFAULT_WATCHED_PADS,
                     per_session: DEFAULT_WATCHES_PER_SUBSCRIBER,
@@ -248,5 +263,7 @@ mod tests {
         assert_eq!(limits(&[(MAX_CALLS, "2")]).unwrap().stdio_calls, 2);
         assert!(limits(&[(TALLY_PADS, "0")]).is_err());
         assert_eq!(limits(&[(TALLY_PADS, "3")]).unwrap().tally_pads, 3);
+        assert_eq!(limits(&[(TALLY_SECONDS, "1")]).unwrap().tally_seconds, 1);
+        assert!(limits(&[(TALLY_SECONDS, "901")]).is_err());
     }
 }

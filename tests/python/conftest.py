@@ -355,6 +355,11 @@ class ScriptedPerson:
         """Adds `text` at the end of the pad as this person sees it; returns {revision, text}."""
         return await self._command({"append": text})
 
+    async def keep(self, count: int) -> dict[str, Any]:
+        """Sends `count` edits that change nothing (each keeps the whole text, as this server's
+        marks do), one after another; returns {revision, text}."""
+        return await self._command({"keep": count})
+
     async def point(self, cursors: list[int], selections: list[list[int]] = ()) -> None:
         """Puts this person's carets and selections at these offsets (code points)."""
         await self._command({"cursor": {"cursors": cursors, "selections": list(selections)}})

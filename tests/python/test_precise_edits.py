@@ -389,7 +389,9 @@ async def test_a_batch_that_removes_most_of_the_pad_asks_a_person(rustpad, pad, 
         result = await call(client, "edit_document", {"id": pad, "edits": batch})
     [params] = person.asked
     assert params.message.startswith(f'This will apply 3 edits to pad "{pad}" as one change.')
-    assert "The edits are on lines 2, 3, 4 of the text at revision 1." in params.message
+    # Without a base, the text as it is once the batch has taken its place in the pad's order of
+    # writes: its own mark is revision 2.
+    assert "The edits are on lines 2, 3, 4 of the text at revision 2." in params.message
     assert f"of the pad's {len(original)} characters." in params.message
     assert "Edit 2 replaces: 2. hiring plan" in params.message
     assert "Agenda" not in params.message and "End" not in params.message

@@ -33,10 +33,30 @@ pub mod elicitation {
 }
 
 /// Running totals: no record survives a request, so each total is the
-/// amount at hand (the removal rule reads the pad's history instead).
+/// amount at hand (the removal rule reads the pad's history instead, and
+/// the history's order of writes stands in for turns).
 pub mod tally {
-    pub fn add(_key: &str, amount: u64, _window_seconds: u32) -> Option<u64> {
-        Some(amount)
+    /// One amount and where it was made (see the `tally` interface).
+    #[derive(Clone, Debug)]
+    pub struct Amount {
+        pub value: u64,
+        pub made_at: String,
+    }
+
+    /// A turn nothing else can hold: this instance is the only one here.
+    #[derive(Debug)]
+    pub struct Turn;
+
+    pub fn add(_key: &str, amount: &Amount, _window_seconds: u32) -> Option<Vec<Amount>> {
+        Some(if amount.value > 0 {
+            vec![amount.clone()]
+        } else {
+            Vec::new()
+        })
+    }
+
+    pub fn take_turn(_key: &str, _wait_ms: u32) -> Option<Turn> {
+        Some(Turn)
     }
 }
 

@@ -8,6 +8,7 @@ mod error;
 pub mod fold;
 pub mod http;
 pub mod marks;
+pub mod order;
 pub mod ot;
 pub mod positions;
 pub mod rebase;

@@ -50,6 +50,19 @@ enum Barrier {
 pub struct PadSocket {
     connection: Connection,
     state: PadState,
+    /// Marking entries this connection has sent (see [`marks`]).
+    marks_sent: usize,
+}
+
+/// Where a write stands in the pad's order of writes once it has queued
+/// (see [`super::order`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Queue {
+    /// Every writer marked before it is done: what they removed is in the
+    /// history this session holds.
+    Clear,
+    /// This many were still under way when the bound passed.
+    Behind { writers: usize },
 }
 
 impl std::ops::Deref for PadSocket {
@@ -93,6 +106,7 @@ impl PadSocket {
         let mut socket = PadSocket {
             connection,
             state: PadState::new(id, track),
+            marks_sent: 0,
         };
         let result = socket.synchronise(barrier, deadline);
         match result {
@@ -126,6 +140,67 @@ impl PadSocket {
         }
     }
 
+    /// Takes this write's place in the pad's order of writes: sends its
+    /// writer's mark (the first entry of any [`Mark`]), waits for Rustpad
+    /// to record it, then until every writer marked before it has made its
+    /// edit or left, for `bound` at most (see [`super::order`]). For a
+    /// session that follows who wrote what, before any edit of its own.
+    pub fn queue(&mut self, bound: Duration) -> Result<Queue, Error> {
+        let me = self.identity()?;
+        debug_assert_eq!(self.marks_sent, 0, "a write queues once, first");
+        writers::note(&writers_key(&self.state.id), me, None);
+        self.send_mark()?;
+        let deadline = Instant::now() + ACK_TIMEOUT;
+        while self.own_entries == 0 {
+            self.receive(
+                deadline,
+                "its record of this write's place in the pad's order",
+            )?;
+        }
+        let give_up = Instant::now() + bound;
+        let mut barrier_owed = false;
+        loop {
+            let ahead = self.state.ahead().ok_or_else(|| {
+                Error::new("internal error: the session does not follow who wrote what")
+            })?;
+            barrier_owed |= ahead.left_since;
+            if ahead.done() {
+                break;
+            }
+            if self.next_event(give_up)?.is_none() {
+                return Ok(Queue::Behind {
+                    writers: ahead.awaited.len(),
+                });
+            }
+        }
+        // A writer that left may have edited just before: its edit is in
+        // once Rustpad has echoed a message sent after its departure.
+        if barrier_owed {
+            self.send(&json!({ "CursorData": { "cursors": [], "selections": [] } }))?;
+            loop {
+                match self.next_event(give_up)? {
+                    Some(Event::UserCursor { id }) if id == me => break,
+                    Some(_) => {}
+                    None => return Ok(Queue::Behind { writers: 1 }),
+                }
+            }
+        }
+        Ok(Queue::Clear)
+    }
+
+    fn identity(&self) -> Result<u64, Error> {
+        self.me
+            .ok_or_else(|| Error::new("Rustpad never told this client its identity"))
+    }
+
+    /// Sends one marking entry: keep the whole text, at the current revision.
+    fn send_mark(&mut self) -> Result<(), Error> {
+        let keep_all = marks::keep_all(self.document.len());
+        self.send(&json!({ "Edit": { "revision": self.revision, "operation": keep_all } }))?;
+        self.marks_sent += 1;
+        Ok(())
+    }
+
     /// Sends one whole-document edit at the current revision, after `mark`,
     /// and waits for Rustpad to acknowledge it, folding everyone else's edits
     /// meanwhile.
@@ -135,8 +210,9 @@ impl PadSocket {
     }
 
     /// Sends an edit built against the text at `revision` (at most the
-    /// current one), after the entries of `mark` (see [`marks`]), which must
-    /// be this connection's first: Rustpad transforms the edit over every
+    /// current one), after the entries of `mark` (see [`marks`]) that
+    /// [`PadSocket::queue`] did not send already, which must be this
+    /// connection's first: Rustpad transforms the edit over every
     /// edit since, as it does for any client whose edit crossed others in
     /// flight, and the marks change nothing it transforms over. `shown` is
     /// where people see this server's caret meanwhile, in the current text
@@ -148,11 +224,12 @@ impl PadSocket {
         operation: serde_json::Value,
         shown: Option<Change>,
     ) -> Result<(), Error> {
-        let Some(me) = self.me else {
-            return Err(Error::new("Rustpad never told this client its identity"));
-        };
+        let me = self.identity()?;
         debug_assert!(revision <= self.revision);
-        debug_assert_eq!(self.own_entries, 0, "a mark goes first");
+        debug_assert_eq!(
+            self.own_entries, self.marks_sent as u64,
+            "a mark goes first"
+        );
         // Noted before anything is sent, so a wait that sees the entries
         // first already knows them; noted again, however the write ends,
         // with the revision of its last entry (or, unacknowledged, the
@@ -181,16 +258,16 @@ impl PadSocket {
             };
             self.send(&json!({ "CursorData": { "cursors": [at], "selections": selections } }))?;
         }
-        let keep_all = marks::keep_all(self.document.len());
-        for _ in 0..mark.entries() {
+        let owed = mark.entries().saturating_sub(self.marks_sent);
+        for _ in 0..owed {
             // Pipelined: each is a whole-text keep at the current revision.
-            self.send(&json!({ "Edit": { "revision": self.revision, "operation": keep_all } }))?;
+            self.send_mark()?;
         }
         let sent = self.send(&json!({ "Edit": { "revision": revision, "operation": operation } }));
         if let Err(error) = sent {
             return Err(unknown_outcome(error));
         }
-        let acknowledged = self.own_entries + mark.entries() as u64 + 1;
+        let acknowledged = self.own_entries + owed as u64 + 1;
         let deadline = Instant::now() + ACK_TIMEOUT;
         while self.own_entries < acknowledged {
             if let Err(error) = self.receive(deadline, "an acknowledgement of the edit") {
@@ -333,5 +410,38 @@ mod tests {
         assert_eq!(change(json!(["ab"])), Some(Change { at: 0, replaced: 0 }));
         assert_eq!(change(json!([5])), None);
         assert_eq!(change(json!([])), None);
+    }
+
+    fn absorb(state: &mut PadState, frame: &str) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        state.absorb(frame, deadline).unwrap();
+    }
+
+    #[test]
+    fn the_frames_tell_which_earlier_writes_are_under_way() {
+        let mut state = PadState::new("pad", Track::TEXT.with_authorship());
+        absorb(&mut state, r#"{"Identity":9}"#);
+        absorb(
+            &mut state,
+            r#"{"History":{"start":0,"operations":[{"id":1,"operation":["abc"]},{"id":4,"operation":[3]},{"id":5,"operation":[3]}]}}"#,
+        );
+        // Writer 4 is still at the pad; writer 5 left before the snapshot.
+        absorb(
+            &mut state,
+            r#"{"UserInfo":{"id":4,"info":{"name":"rustpad-mcp","hue":1}}}"#,
+        );
+        assert_eq!(
+            state.ahead(),
+            None,
+            "nothing is ahead before this session's own mark"
+        );
+        absorb(
+            &mut state,
+            r#"{"History":{"start":3,"operations":[{"id":9,"operation":[3]}]}}"#,
+        );
+        assert_eq!(state.ahead().unwrap().awaited, [4]);
+        absorb(&mut state, r#"{"UserInfo":{"id":4,"info":null}}"#);
+        let ahead = state.ahead().unwrap();
+        assert!(ahead.done() && ahead.left_since, "{ahead:?}");
     }
 }

@@ -15,6 +15,7 @@ use super::Error;
 use super::authorship::Authorship;
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::marks;
+use super::order::{Heard, Roster};
 use super::ot::{Document, Operation};
 use super::positions::{self, Positions};
 use super::since::Since;
@@ -147,8 +148,13 @@ pub struct PadState {
     pub(super) positions: BTreeMap<u64, Positions>,
     pub(super) since: Option<Since>,
     pub(super) authorship: Option<Authorship>,
+    /// Who was at the pad, for telling when earlier writes are done (kept
+    /// with the authorship).
+    pub(super) roster: Option<Roster>,
     /// Entries of this connection's own in the history so far.
     pub(super) own_entries: u64,
+    /// The revision of the first of them.
+    pub(super) first_own_revision: Option<u64>,
     /// The revision of the last of them.
     pub(super) last_own_revision: Option<u64>,
 }
@@ -169,7 +175,9 @@ impl PadState {
             positions: BTreeMap::new(),
             since: track.since.map(Since::from),
             authorship: track.authorship.then(Authorship::new),
+            roster: track.authorship.then(Roster::new),
             own_entries: 0,
+            first_own_revision: None,
             last_own_revision: None,
         }
     }
@@ -207,6 +215,18 @@ impl PadState {
     /// Who wrote what, for a session that follows it.
     pub fn authorship(&self) -> Option<&Authorship> {
         self.authorship.as_ref()
+    }
+
+    /// The writers marked before this connection's first entry, as far as
+    /// they are done (see [`super::order`]); None for a session that does
+    /// not follow authorship, or before that entry is in.
+    pub fn ahead(&self) -> Option<super::order::Ahead> {
+        let mark = self.first_own_revision?;
+        Some(super::order::ahead_of(
+            self.authorship.as_ref()?,
+            self.roster.as_ref()?,
+            mark,
+        ))
     }
 
     /// Whether connection `id` is a person at work in the pad now: open,
@@ -284,6 +304,21 @@ impl PadState {
     }
 
     fn fold(&mut self, message: ServerMsg, deadline: Instant) -> Result<Event, Error> {
+        let event = self.fold_message(message, deadline)?;
+        if let Some(roster) = &mut self.roster {
+            let heard = match &event {
+                Event::Identity => Heard::Identity,
+                Event::History { .. } => Heard::History(self.revision),
+                Event::UserInfo { id, present: true } => Heard::Present(*id),
+                Event::UserInfo { id, present: false } => Heard::Left(*id),
+                Event::Language(_) | Event::UserCursor { .. } => Heard::Other,
+            };
+            roster.hear(heard, self.revision);
+        }
+        Ok(event)
+    }
+
+    fn fold_message(&mut self, message: ServerMsg, deadline: Instant) -> Result<Event, Error> {
         Ok(match message {
             ServerMsg::Identity(id) => {
                 self.me = Some(id);
@@ -367,6 +402,7 @@ impl PadState {
             self.revision += 1;
             if mine {
                 ours += 1;
+                self.first_own_revision.get_or_insert(self.revision);
                 self.last_own_revision = Some(self.revision);
             }
             if let Some(authorship) = &mut self.authorship {

@@ -4,7 +4,9 @@
 
 use super::ALL;
 use super::tool::Tool;
-use crate::guard::removal::{self, MAX_REMOVED_CHARS, TALLY_WINDOW_SECONDS, WINDOW_EDITS};
+use crate::guard::removal::{
+    self, MAX_REMOVED_CHARS, TALLY_WINDOW_SECONDS, WINDOW_CHARS, WINDOW_EDITS,
+};
 use crate::text::thousands;
 
 /// The curated preset `essential`: what most sessions need, and no more.
@@ -47,8 +49,9 @@ pub fn removals_counted() -> String {
         )
     };
     format!(
-        "counting what the pad's history shows was removed from it lately without a person's approval by this server (any process or replica) or by anyone who has since left the pad (over the last {} edits by people){this_process}",
-        thousands(WINDOW_EDITS)
+        "counting what the pad's history shows was removed from it lately without a person's approval by this server (any process or replica, calls made at the same moment included) or by anyone who has since left the pad (over the last {} edits and {} characters people changed){this_process}",
+        thousands(WINDOW_EDITS),
+        thousands(WINDOW_CHARS)
     )
 }
 
@@ -116,6 +119,9 @@ mod tests {
             removal_threshold(),
             "more than half of the pad's characters or more than 10,000 of them"
         );
-        assert!(removals_counted().contains("over the last 1,000 edits by people"));
+        assert!(
+            removals_counted()
+                .contains("over the last 1,000 edits and 3,000 characters people changed")
+        );
     }
 }

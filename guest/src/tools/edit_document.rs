@@ -18,11 +18,11 @@ use super::catalogue::{removal_threshold, removals_counted};
 use super::edit_effect::{Batch, Effect, applied, preview, report, untrusted_history};
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
 use super::schema::{self, described};
-use super::session::pad_of;
+use super::session::{judge_removal, pad_of, queue_for_removal};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
-use crate::guard::removal::{Change, Ledger, Removal, go_unasked};
+use crate::guard::removal::{Change, Removal};
 use crate::guard::{self, Proposal};
 use crate::result::ToolError;
 use crate::result::ToolResult;
@@ -31,7 +31,7 @@ use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::marks::{Class, Mark};
 use crate::rustpad::rebase::rebase;
 use crate::rustpad::since::Since;
-use crate::rustpad::socket::{PadSocket, Track, first_change};
+use crate::rustpad::socket::{PadSocket, Queue, Track, first_change};
 use crate::text::MAX_DOCUMENT_CHARS;
 
 pub static TOOL: Tool = Tool {
@@ -214,8 +214,24 @@ fn carry_out(
     call: &Call,
 ) -> Result<(Effect, Base, bool), ToolError> {
     let id = request.id;
-    if request.base.is_none() && socket.since().and_then(Since::text).is_none() {
-        socket.record_from_here()?;
+    // A batch that removes text waits its turn (see `rustpad::order`), so the
+    // history it is judged by holds the removals of writes marked before it:
+    // without a base, before it reads the pad as it is now; with one, once the
+    // base has been found and the batch placed in its text (a batch refused
+    // there sends nothing), and it is carried over their edits like anyone's.
+    let may_remove = !request.dry_run
+        && request
+            .edits
+            .iter()
+            .any(|edit| Change::between(edit.old_text, edit.new_text).removed > 0);
+    let mut queue = Queue::Clear;
+    if request.base.is_none() {
+        if may_remove {
+            queue = queue_for_removal(socket)?;
+        }
+        if socket.since().and_then(Since::text).is_none() {
+            socket.record_from_here()?;
+        }
     }
     let (base, base_text) = base_text(socket, request)?;
     let plan = locate::plan(&base_text, &request.edits).map_err(|problem| {
@@ -229,6 +245,9 @@ fn carry_out(
             problem.message()
         ))
     })?;
+    if request.base.is_some() && may_remove {
+        queue = queue_for_removal(socket)?;
+    }
     let since = socket.since().expect("the session records from its base");
     if let Some(made) = made_since(&plan.operation, since, socket.authorship()) {
         // A retry of a batch that landed (its first call's outcome unknown):
@@ -257,17 +276,20 @@ fn carry_out(
             "Nothing was written: with these edits pad \"{id}\" would be {target} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS}."
         )));
     }
-    let pad_chars = socket.document().len();
-    let at_work = |author| socket.at_work(author);
-    let removal = Ledger::of(id, socket.authorship(), &at_work).judge(pad_chars, change);
+    let mut removal = judge_removal(socket, call, id, queue, &rebased.operation)?;
     if request.dry_run {
         let before = socket.text()?.clone();
         let effect = preview(before, socket.revision(), &plan, &rebased, id)?
             .with_people(socket, Some(&rebased.operation));
         return Ok((effect, base, removal.needs_person()));
     }
-    let asks = removal.needs_person() || !go_unasked(id, &removal);
+    let mut asks = removal.needs_person();
+    if !asks {
+        // Recorded before it is made; one the tally cannot keep asks.
+        asks = !removal.record_unasked();
+    }
     if asks {
+        removal.give_back_turn();
         // The base and what the batch removes: carried over what happened
         // since, the removal can only shrink, and any shrinking is refused
         // above, so this holds at every revision since the person was asked
@@ -281,6 +303,8 @@ fn carry_out(
     // People see this server's caret where the batch first changes the pad as it is now.
     let shown = first_change(&serde_json::to_value(&rebased.operation).unwrap_or_default());
     socket.edit_at(Mark::of(asks), base.revision, wire, shown)?;
+    // The host's turn for the pad goes back once the edit is acknowledged.
+    drop(removal);
     let effect = applied(socket, &plan, id)?.with_people(socket, None);
     Ok((effect, base, false))
 }

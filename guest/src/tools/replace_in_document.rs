@@ -2,6 +2,7 @@
 //! only the matched ranges; a person is asked first when more than one place
 //! changes or the change removes much of the pad (the removal rule).
 
+use operational_transform::OperationSeq;
 use ropey::Rope;
 use serde::Deserialize;
 use serde_json::json;
@@ -9,16 +10,18 @@ use serde_json::json;
 use super::args::{Flag, NonEmptyText, PadId, Text};
 use super::catalogue::removals_counted;
 use super::schema::{self, described};
-use super::session::{check_limit, pad_of, text_of, with_session, written};
+use super::session::{
+    check_limit, judge_removal, pad_of, queue_for_removal, text_of, with_session, written,
+};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
-use crate::guard::removal::{Change, Ledger, Removal, go_unasked};
+use crate::guard::removal::{Change, Removal};
 use crate::guard::{self, Proposal};
 use crate::result::{ToolError, ToolResult};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::{Builder, find_literal};
-use crate::rustpad::socket::Track;
+use crate::rustpad::socket::{Queue, Track};
 use crate::text::{char_len, shared_ends};
 
 pub static TOOL: Tool = Tool {
@@ -100,6 +103,13 @@ fn run(call: &Call) -> ToolResult {
         .with_authorship()
         .since_at_most(call.asked_at());
     let (replacements, after) = with_session(call.url, id, track, |socket| {
+        // A replacement that removes text waits its turn first, so what it
+        // reads below includes the removals of writes marked before it.
+        let queue = if each.removed > 0 {
+            queue_for_removal(socket)?
+        } else {
+            Queue::Clear
+        };
         let text = text_of(socket)?;
         let matches = find_literal(&text, search);
         let count = matches.len();
@@ -116,16 +126,23 @@ fn run(call: &Call) -> ToolResult {
         let pad_chars = socket.document().len();
         let change = each.times(count);
         check_limit(pad_chars - change.removed + change.inserted)?;
-        let at_work = |author| socket.at_work(author);
-        let removal = Ledger::of(id, socket.authorship(), &at_work).judge(pad_chars, change);
-        let asks = count > 1 || removal.needs_person() || !go_unasked(id, &removal);
+        let operation = replace_operation(pad_chars, &matches, search, replace);
+        let mut removal = judge_removal(socket, call, id, queue, &operation)?;
+        let mut asks = count > 1 || removal.needs_person();
+        if !asks {
+            // Recorded before it is made; one the tally cannot keep asks.
+            asks = !removal.record_unasked();
+        }
         if asks {
+            removal.give_back_turn();
             let proposal =
                 replace_proposal(id, search, replace, &text, &matches, &removal, &state_of);
             call.approve(&proposal, &pad_of(socket, call)?)?;
         }
-        let operation = replace_operation(pad_chars, &matches, search, replace);
-        socket.edit(Mark::of(asks), operation)?;
+        let wire = serde_json::to_value(&operation).unwrap_or_default();
+        socket.edit(Mark::of(asks), wire)?;
+        // The host's turn for the pad goes back once the edit is acknowledged.
+        drop(removal);
         Ok((count, socket.document().len()))
     })?;
     let plural = if replacements == 1 {
@@ -198,7 +215,7 @@ fn replace_operation(
     matches: &[(usize, usize)],
     search: &str,
     replace: &str,
-) -> serde_json::Value {
+) -> OperationSeq {
     let (prefix, suffix) = shared_ends(search, replace);
     let middle: String = replace
         .chars()
@@ -214,7 +231,7 @@ fn replace_operation(
             .insert(&middle);
         at = start + length - suffix;
     }
-    builder.retain(pad_chars - at).finish()
+    builder.retain(pad_chars - at).build()
 }
 
 /// What a replace approval is bound to in a text with `count` matches: the
@@ -277,7 +294,7 @@ mod tests {
         let text = "teh cat, teh dog";
         let matches = find_literal(text, "teh");
         assert_eq!(
-            replace_operation(16, &matches, "teh", "the"),
+            serde_json::to_value(replace_operation(16, &matches, "teh", "the")).unwrap(),
             json!([1, "he", -2, 7, "he", -2, 4])
         );
         let mut document = crate::rustpad::ot::Document::with_text();
@@ -285,7 +302,7 @@ mod tests {
         document
             .apply(&serde_json::from_str(&seed).unwrap())
             .unwrap();
-        let wire = replace_operation(16, &matches, "teh", "the").to_string();
+        let wire = serde_json::to_string(&replace_operation(16, &matches, "teh", "the")).unwrap();
         document
             .apply(&serde_json::from_str(&wire).unwrap())
             .unwrap();

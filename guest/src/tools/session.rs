@@ -7,13 +7,18 @@
 //! acknowledgement; Rustpad transforms it over whatever people typed
 //! meanwhile, so nobody's keystrokes are lost.
 
+use std::time::Duration;
+
+use operational_transform::OperationSeq;
 use serde_json::{Value, json};
 
 use super::catalogue::EPHEMERAL;
 use super::tool::Call;
+use crate::grants;
 use crate::guard::Pad;
+use crate::guard::removal::{self, Change, Ledger, Removal};
 use crate::result::{self, ToolError, ToolResult};
-use crate::rustpad::socket::{PadSocket, PadState, Track};
+use crate::rustpad::socket::{PadSocket, PadState, Queue, Track};
 use crate::rustpad::url::RustpadUrl;
 use crate::text::MAX_DOCUMENT_CHARS;
 
@@ -54,6 +59,36 @@ pub fn connection_of(state: &PadState) -> Result<u64, ToolError> {
     state
         .me()
         .ok_or_else(|| ToolError::new("Rustpad never told this client its identity"))
+}
+
+/// Takes the place of a write that may remove text in the pad's order of
+/// writes, waiting for the writes of this server's marked before it (see
+/// `rustpad::order`), so that its removal is judged with theirs.
+pub fn queue_for_removal(socket: &mut PadSocket) -> Result<Queue, ToolError> {
+    Ok(socket.queue(Duration::from_secs(removal::QUEUE_SECONDS))?)
+}
+
+/// Judges what `operation` removes from the pad a session holds, which
+/// queued with the outcome `queue` (see [`queue_for_removal`]).
+pub fn judge_removal(
+    socket: &PadSocket,
+    call: &Call,
+    id: &str,
+    queue: Queue,
+    operation: &OperationSeq,
+) -> Result<Removal, ToolError> {
+    let at_work = |author| socket.at_work(author);
+    let mut ledger = Ledger::of(id, socket.authorship(), &at_work).queued(queue);
+    let removes = Change::of_operation(operation).removed > 0;
+    if removes && !grants::STATELESS {
+        // Where the host's tally notes the removal. Without the start time
+        // the note is empty, which the rule never takes as shown (so it
+        // counts twice, never less).
+        if let Ok(started) = call.rustpad_started() {
+            ledger = ledger.made_over(started, connection_of(socket)?);
+        }
+    }
+    Ok(ledger.judge(socket.document().len(), operation))
 }
 
 /// Refuses a write that would make the pad longer than Rustpad allows.

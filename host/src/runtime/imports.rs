@@ -1,15 +1,18 @@
 //! The component's imports beyond WASI, as this host grants them: the
 //! WebSocket through the egress policy, questions to the client, running
-//! totals, places for tool calls, and the record of this process's writers.
+//! totals and turns, places for tool calls, and the record of this
+//! process's writers.
 
 use std::time::Duration;
 
 use wasmtime::component::Resource;
 
 use super::bindings::rustpad;
+use super::bindings::rustpad::mcp::tally::Amount;
 use super::bindings::rustpad::mcp::watches::Watch;
 use super::state::CallState;
 use crate::places::CallPlaces;
+use crate::tally::{self, Turn};
 use crate::watches;
 use crate::websocket::Connection;
 
@@ -78,12 +81,49 @@ impl rustpad::mcp::tally::Host for CallState {
     async fn add(
         &mut self,
         key: String,
-        amount: u64,
+        amount: Amount,
         window_seconds: u32,
-    ) -> wasmtime::Result<Option<u64>> {
-        Ok(self
-            .tallies
-            .add(key, amount, Duration::from_secs(u64::from(window_seconds))))
+    ) -> wasmtime::Result<Option<Vec<Amount>>> {
+        let amount = tally::Amount {
+            value: amount.value,
+            made_at: amount.made_at,
+        };
+        let window = Duration::from_secs(u64::from(window_seconds));
+        Ok(self.tallies.add(key, amount, window).map(|amounts| {
+            amounts
+                .into_iter()
+                .map(|amount| Amount {
+                    value: amount.value,
+                    made_at: amount.made_at,
+                })
+                .collect()
+        }))
+    }
+
+    async fn take_turn(
+        &mut self,
+        key: String,
+        wait_ms: u32,
+    ) -> wasmtime::Result<Option<Resource<Turn>>> {
+        let wait = Duration::from_millis(u64::from(wait_ms));
+        let tallies = self.tallies.clone();
+        // Waiting for another call's turn is waiting, not work.
+        match self
+            .waited
+            .clone()
+            .around(tallies.take_turn(key, wait))
+            .await
+        {
+            Some(turn) => Ok(Some(self.table.push(turn)?)),
+            None => Ok(None),
+        }
+    }
+}
+
+impl rustpad::mcp::tally::HostTurn for CallState {
+    async fn drop(&mut self, turn: Resource<Turn>) -> wasmtime::Result<()> {
+        self.table.delete(turn)?;
+        Ok(())
     }
 }
 

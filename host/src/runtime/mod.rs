@@ -42,6 +42,7 @@ mod bindings {
             "wasi:clocks": wasmtime_wasi::p2::bindings::clocks,
             "wasi:http": wasmtime_wasi_http::p2::bindings::http,
             "rustpad:mcp/websocket.connection": crate::websocket::Connection,
+            "rustpad:mcp/tally.turn": crate::tally::Turn,
         },
     });
 }
@@ -211,7 +212,10 @@ impl Runtime {
             pre,
             env,
             egress: Egress::new(None, false),
-            tallies: Arc::new(Tallies::with_capacity(limits.tally_pads)),
+            tallies: Arc::new(Tallies::new(
+                limits.tally_pads,
+                Duration::from_secs(limits.tally_seconds as u64),
+            )),
             writers: Arc::default(),
             budget: Arc::new(MemoryBudget::new(limits.memory_mib)),
         })

@@ -323,7 +323,13 @@ async fn an_expired_token_is_refused_with_the_reason() {
     let expiry = 1_000_000u32.to_be_bytes();
     let mut mac = Hmac::<Sha256>::new_from_slice(KEY.as_bytes()).unwrap();
     mac.update(b"token\0");
-    for part in [binding.as_bytes(), &revision, &connection, &started, &expiry] {
+    for part in [
+        binding.as_bytes(),
+        &revision,
+        &connection,
+        &started,
+        &expiry,
+    ] {
         mac.update(&(part.len() as u64).to_be_bytes());
         mac.update(part);
     }

@@ -112,13 +112,16 @@ enum Command {
     Append(String),
     /// Puts this person's carets and selections here.
     Cursor(CursorData),
+    /// Sends this many edits that keep the whole text (as rustpad-mcp's marks are), each
+    /// acknowledged before the next.
+    Keep(u32),
 }
 
 /// Joins as `name` and follows a script: prints `{"identity", "text"}` once
 /// the snapshot is in, then every message the server sends as
 /// `{"server": …}`, and `{"done": {"revision", "text"}}` after each command
-/// of stdin (`{"text": T}`, `{"append": T}` or `{"cursor": {"cursors", "selections"}}`) has
-/// taken effect. Leaves when stdin ends.
+/// of stdin (`{"text": T}`, `{"append": T}`, `{"cursor": {"cursors", "selections"}}` or
+/// `{"keep": N}`) has taken effect. Leaves when stdin ends.
 pub async fn converse(url: &str, name: &str) -> Result<(), TypistError> {
     let mut person = Person::join(url, name).await?;
     println!(
@@ -140,6 +143,13 @@ pub async fn converse(url: &str, name: &str) -> Result<(), TypistError> {
                     }
                     Command::Cursor(data) => {
                         send(&mut person.socket, &ClientMsg::CursorData(data)).await?;
+                    }
+                    Command::Keep(count) => {
+                        for _ in 0..count {
+                            let mut keep = OperationSeq::default();
+                            keep.retain(person.text().chars().count() as u64);
+                            person.edit(keep).await?;
+                        }
                     }
                 }
                 let done = serde_json::json!({

@@ -21,9 +21,12 @@
 //!   under another name, and not those of a connection carrying the mark of
 //!   an approved edit (a person saw them);
 //! - within the window: the stretch of history holding the last
-//!   [`WINDOW_EDITS`] entries of unmarked connections (people, mostly), and
-//!   everything after it. This server's own writes are marked, so nothing a
-//!   model does through it moves the window on; people typing do.
+//!   [`WINDOW_EDITS`] entries of unmarked connections (people, mostly) that
+//!   changed the text, and the last [`WINDOW_CHARS`] characters they
+//!   inserted or removed, whichever reaches further back, and everything
+//!   after it. This server's own writes are marked, and entries that change
+//!   nothing do not count, so nothing a model does through it moves the
+//!   window on; people typing a page or so do.
 //!
 //! Text a writer of this server's inserted is left out of the pad's size
 //! (padding a pad with new text first does not dilute the rule) for as long
@@ -32,28 +35,51 @@
 //! only ever makes the rule stricter there, except that an approved
 //! connection's own removals are not counted again.
 //!
-//! Where the host keeps a tally (rustpad-mcp's own host: what this process
-//! removed from the pad without asking in the last [`TALLY_WINDOW_SECONDS`]),
-//! the larger of the two counts is the one judged. A count that cannot be
-//! read (a history too long to follow, a full tally) asks, and a removal the
-//! tally cannot record is not made without asking.
+//! Removals sent at the same moment are judged one after the other: a
+//! call that would remove text first takes its place in Rustpad's order of
+//! writes and waits for every write of this server's marked before it
+//! (`rustpad::order`); a write still unfinished after [`QUEUE_SECONDS`]
+//! makes the call ask. Where the host keeps a tally (rustpad-mcp's own
+//! host: what this process removed from the pad without asking in the last
+//! [`TALLY_WINDOW_SECONDS`]), what it holds that the history does not show
+//! (older than the window, or made before Rustpad forgot the pad) is added
+//! to the count; each amount notes the Rustpad instance and connection it
+//! was made over, so what the history shows is not counted twice. The
+//! host's turn for the pad makes removals from one process decide one at
+//! a time. A count that cannot be read (a history too long to follow, a
+//! full tally) asks, and a removal the tally cannot record is not made
+//! without asking.
+//!
+//! What an edit removes of text a writer of this server's inserted does not
+//! count against the half (revising a draft of one's own takes nothing of
+//! anyone else's); it does count toward [`MAX_REMOVED_CHARS`], which bounds
+//! every removal whoever wrote the text.
+
+use std::collections::HashSet;
 
 use operational_transform::{Operation, OperationSeq};
 
 use crate::digest;
-use crate::grants::tally;
+use crate::grants::tally::{self, Amount, Turn};
 use crate::rustpad::authorship::Authorship;
 use crate::rustpad::marks::Class;
+use crate::rustpad::socket::Queue;
 use crate::text::shared_ends;
 
-/// Entries of unmarked connections that the window spans (see above).
+/// Text-changing entries of unmarked connections that the window spans (see above).
 pub const WINDOW_EDITS: u64 = 1_000;
+/// Characters those entries inserted or removed that the window spans: a
+/// page or so.
+pub const WINDOW_CHARS: u64 = 3_000;
 /// How long the host's tally keeps a removal, where there is one.
 pub const TALLY_WINDOW_SECONDS: u32 = 15 * 60;
 /// Removals above this many characters always ask, whatever the pad's size.
 pub const MAX_REMOVED_CHARS: u64 = 10_000;
 /// Removals of more than one part in this many of the pad ask (a half).
 pub const MAX_REMOVED_PARTS: u64 = 2;
+/// How long a removal waits for the writes marked before it to finish, and
+/// for the host's turn, before it asks instead.
+pub const QUEUE_SECONDS: u64 = 5;
 
 /// The share [`MAX_REMOVED_PARTS`] names, as the docs say it.
 pub fn share_in_words() -> &'static str {
@@ -127,6 +153,12 @@ pub struct Ledger<'a> {
     history: Option<&'a Authorship>,
     /// Whether a connection belongs to a person at work in the pad now.
     at_work: &'a dyn Fn(u64) -> bool,
+    /// Whether the writes marked before this one had finished.
+    queue: Queue,
+    /// The Rustpad instance (its start time) and this write's connection,
+    /// as the tally notes where a removal was made; None where no tally is
+    /// kept or the instance is not known.
+    made_over: Option<(u64, u64)>,
 }
 
 impl<'a> Ledger<'a> {
@@ -141,36 +173,102 @@ impl<'a> Ledger<'a> {
             pad,
             history,
             at_work,
+            queue: Queue::Clear,
+            made_over: None,
         }
     }
 
-    /// Judges `change` on a pad of `pad_chars` characters, as it stands now.
-    pub fn judge(&self, pad_chars: usize, change: Change) -> Removal {
-        let tally = tally::add(&tally_key(self.pad), 0, TALLY_WINDOW_SECONDS);
-        self.measure(pad_chars, change, tally)
+    /// The same, for a write that queued behind the writes marked before it
+    /// with this outcome (see `PadSocket::queue`).
+    pub fn queued(self, queue: Queue) -> Ledger<'a> {
+        Ledger { queue, ..self }
     }
 
-    /// The same, with what the host's tally says.
-    fn measure(&self, pad_chars: usize, change: Change, tally: Option<u64>) -> Removal {
+    /// The same, for a write over connection `connection` of the Rustpad
+    /// instance that started at `started`.
+    pub fn made_over(self, started: u64, connection: u64) -> Ledger<'a> {
+        Ledger {
+            made_over: Some((started, connection)),
+            ..self
+        }
+    }
+
+    /// Judges `operation` (against the pad as it stands, `pad_chars`
+    /// characters) from the history and the host's tally, holding the
+    /// host's turn for the pad from here until the [`Removal`] is dropped
+    /// or [`Removal::give_back_turn`] is called.
+    pub fn judge(&self, pad_chars: usize, operation: &OperationSeq) -> Removal {
+        let change = Change::of_operation(operation);
+        let ours = self
+            .history
+            .and_then(|history| history.ours_removed_by(operation))
+            .unwrap_or(0);
+        if change.removed == 0 {
+            return self.measure(pad_chars, change, ours, Some(&[]), None);
+        }
+        let key = tally_key(self.pad);
+        let turn = tally::take_turn(&key, (QUEUE_SECONDS * 1000) as u32);
+        let tallied = turn.as_ref().and_then(|_| {
+            let read = Amount {
+                value: 0,
+                made_at: String::new(),
+            };
+            tally::add(&key, &read, TALLY_WINDOW_SECONDS)
+        });
+        let mut removal = self.measure(pad_chars, change, ours, tallied.as_deref(), turn);
+        removal.waited_for_turn = removal.turn.is_none();
+        removal
+    }
+
+    /// The same, with what the host's tally holds for the pad (None: it
+    /// could not say) and the turn.
+    fn measure(
+        &self,
+        pad_chars: usize,
+        change: Change,
+        ours: u64,
+        tallied: Option<&[Amount]>,
+        turn: Option<Turn>,
+    ) -> Removal {
         let history = self.history.and_then(|history| self.counted(history));
-        let ours = self.history.map_or(0, Authorship::ours_in_text);
+        let tallied = tallied.map(|amounts| match &history {
+            Some(counted) => self.not_shown(amounts, counted),
+            None => amounts.iter().map(|amount| amount.value).sum(),
+        });
+        let in_text = self.history.map_or(0, Authorship::ours_in_text);
         Removal {
+            pad: self.pad.to_string(),
             change,
+            ours: ours.min(change.removed as u64),
             pad_chars: pad_chars as u64,
-            history,
-            tally,
-            baseline: (pad_chars as u64).saturating_sub(ours)
-                + history.map_or(0, |counted| counted.theirs),
+            // What only the tally holds is not put back: the session's
+            // text may still hold it (a snapshot taken before that
+            // removal landed), and counting it there too would dilute the
+            // rule.
+            baseline: (pad_chars as u64).saturating_sub(in_text)
+                + history.as_ref().map_or(0, |counted| counted.theirs),
+            history: history.map(|counted| (counted.all, counted.theirs)),
+            tallied,
+            queue: self.queue,
+            turn,
+            waited_for_turn: false,
+            made_at: self
+                .made_over
+                .map_or_else(String::new, |(started, connection)| {
+                    made_at(started, connection)
+                }),
         }
     }
 
     /// The removals that count, from the history.
     fn counted(&self, history: &Authorship) -> Option<Counted> {
         let removals = history.removals()?;
-        let unmarked = history.unmarked_entries();
+        let (entries, chars) = history.unmarked_changes();
         let mut counted = Counted::default();
         for removal in removals.iter().rev() {
-            if unmarked - removal.unmarked_through >= WINDOW_EDITS {
+            let moved_on = entries - removal.unmarked_through >= WINDOW_EDITS
+                && chars - removal.unmarked_chars_through >= WINDOW_CHARS;
+            if moved_on {
                 break;
             }
             if history.class(removal.author) == Class::Approved || (self.at_work)(removal.author) {
@@ -178,17 +276,34 @@ impl<'a> Ledger<'a> {
             }
             counted.all += removal.chars;
             counted.theirs += removal.chars - removal.ours;
+            counted.authors.insert(removal.author);
         }
         Some(counted)
     }
+
+    /// What the tally holds that the counted history does not show: an
+    /// amount noted over a connection of this Rustpad instance whose
+    /// removals are counted is in the history already.
+    fn not_shown(&self, amounts: &[Amount], counted: &Counted) -> u64 {
+        let shown: HashSet<String> = match self.made_over {
+            Some((started, _)) => counted
+                .authors
+                .iter()
+                .map(|author| made_at(started, *author))
+                .collect(),
+            None => HashSet::new(),
+        };
+        amounts
+            .iter()
+            .filter(|amount| amount.made_at.is_empty() || !shown.contains(&amount.made_at))
+            .map(|amount| amount.value)
+            .sum()
+    }
 }
 
-/// Takes an unasked removal from pad `pad` into the host's tally before it
-/// is made (so that one whose outcome stays unknown counts too); whether it
-/// may then go ahead without asking. It may not when the tally cannot keep
-/// it, or when what other calls recorded meanwhile now makes it ask.
-pub fn go_unasked(pad: &str, removal: &Removal) -> bool {
-    removal.go_unasked_recorded(|amount| tally::add(&tally_key(pad), amount, TALLY_WINDOW_SECONDS))
+/// The tally's note of where a removal was made.
+fn made_at(started: u64, connection: u64) -> String {
+    format!("{started}/{connection}")
 }
 
 /// The host's tally key for a pad's unasked removals (opaque to the host).
@@ -197,58 +312,61 @@ fn tally_key(pad: &str) -> String {
 }
 
 /// Removals the history counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Counted {
     all: u64,
     /// Of characters no writer of this server's had inserted.
     theirs: u64,
+    /// The connections that made them.
+    authors: HashSet<u64>,
 }
 
 /// An edit's removals measured against the pad and the recent past.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 pub struct Removal {
+    pad: String,
     change: Change,
+    /// Of what it removes, the characters a writer of this server's inserted.
+    ours: u64,
     pad_chars: u64,
-    /// None: the history could not be read.
-    history: Option<Counted>,
-    /// This process's unasked removals, where the host keeps them; None:
-    /// the host could not say.
-    tally: Option<u64>,
+    /// What the history counts, all and of others' text; None: it could
+    /// not be read.
+    history: Option<(u64, u64)>,
+    /// This process's unasked removals the history does not show, where
+    /// the host keeps them (0 where none is kept); None: the host could not
+    /// say.
+    tallied: Option<u64>,
     /// The pad as others left it (see the module's text).
     baseline: u64,
+    queue: Queue,
+    /// The host's turn for the pad, while this removal holds it.
+    turn: Option<Turn>,
+    /// The turn did not come in time.
+    waited_for_turn: bool,
+    /// Where it is made, as the tally notes it.
+    made_at: String,
 }
 
 impl Removal {
-    /// Removals counted before this edit; None when a record cannot be read.
-    fn recent(&self) -> Option<u64> {
-        Some(self.history?.all.max(self.tally?))
-    }
-
-    fn total(&self) -> Option<u64> {
-        self.recent()
-            .map(|recent| recent + self.change.removed as u64)
-    }
-
-    /// [`go_unasked`], with `record` taking the amount into the tally and
-    /// returning the total (None: it cannot).
-    fn go_unasked_recorded(&self, record: impl FnOnce(u64) -> Option<u64>) -> bool {
-        let removed = self.change.removed as u64;
-        if removed == 0 {
-            return true;
-        }
-        let Some(total) = record(removed) else {
-            return false;
-        };
-        let before_this = Removal {
-            tally: Some(total.saturating_sub(removed)),
-            ..*self
-        };
-        !before_this.needs_person()
-    }
-
     /// The characters this edit removes.
     pub fn removed(&self) -> usize {
         self.change.removed
+    }
+
+    /// What it removes of text others wrote.
+    fn theirs(&self) -> u64 {
+        self.change.removed as u64 - self.ours
+    }
+
+    /// Every removal counted, this one's included, and of others' text;
+    /// None when a record cannot be read.
+    fn totals(&self) -> Option<(u64, u64)> {
+        let (all, theirs) = self.history?;
+        let tallied = self.tallied?;
+        Some((
+            all + tallied + self.change.removed as u64,
+            theirs + tallied + self.theirs(),
+        ))
     }
 
     /// Whether a person must approve this edit.
@@ -256,13 +374,38 @@ impl Removal {
         if self.change.removed == 0 {
             return false;
         }
-        match self.total() {
+        if self.queue != Queue::Clear || self.waited_for_turn {
+            return true;
+        }
+        match self.totals() {
             None => true,
-            Some(total) => {
-                total > MAX_REMOVED_CHARS
-                    || (self.baseline > 0 && total * MAX_REMOVED_PARTS > self.baseline)
+            Some((all, theirs)) => {
+                all > MAX_REMOVED_CHARS
+                    || (self.theirs() > 0
+                        && self.baseline > 0
+                        && theirs * MAX_REMOVED_PARTS > self.baseline)
             }
         }
+    }
+
+    /// Takes this removal, about to be made unasked, into the host's tally
+    /// (before it is made, so that one whose outcome stays unknown counts
+    /// too); false when the tally cannot keep it, and then it must not be
+    /// made without asking.
+    pub fn record_unasked(&self) -> bool {
+        if self.change.removed == 0 {
+            return true;
+        }
+        let amount = Amount {
+            value: self.change.removed as u64,
+            made_at: self.made_at.clone(),
+        };
+        tally::add(&tally_key(&self.pad), &amount, TALLY_WINDOW_SECONDS).is_some()
+    }
+
+    /// Gives the host's turn for the pad back, before a person is asked.
+    pub fn give_back_turn(&mut self) {
+        self.turn = None;
     }
 
     /// What the dialog says about the removal: counts, never content.
@@ -272,14 +415,35 @@ impl Removal {
             "This removes {removed} of the pad's {} characters.",
             self.pad_chars
         )];
-        match self.total() {
+        if self.ours > 0 {
+            facts.push(format!(
+                "Of these, {} are text this server wrote, which counts only toward the limit of {MAX_REMOVED_CHARS}.",
+                self.ours
+            ));
+        }
+        if let Queue::Behind { writers } = self.queue {
+            facts.push(format!(
+                "{} of this server's to this pad, begun just before this one, had not finished after {QUEUE_SECONDS} seconds, so what {} could not be counted.",
+                match writers {
+                    1 => "Another write".to_string(),
+                    n => format!("{n} other writes"),
+                },
+                if writers == 1 { "it removes" } else { "they remove" }
+            ));
+        }
+        if self.waited_for_turn {
+            facts.push(format!(
+                "Another call of this server's was deciding a removal from this pad and had not finished after {QUEUE_SECONDS} seconds."
+            ));
+        }
+        match self.totals() {
             None => facts.push(
                 "This server could not read what was removed from this pad lately (the pad's history is longer than it follows, or this server's count is full), so it asks."
                     .into(),
             ),
-            Some(total) if total > removed as u64 || self.baseline != self.pad_chars => {
+            Some((_, theirs)) if theirs > self.theirs() || self.baseline != self.pad_chars => {
                 facts.push(format!(
-                    "With what was removed from the pad lately without a person's approval (by this server, or by connections that have since left it), {total} characters would be gone, of the {} that this server did not write.",
+                    "With what was removed from the pad lately without a person's approval (by this server, or by connections that have since left it), {theirs} characters would be gone, of the {} that this server did not write.",
                     self.baseline
                 ));
             }

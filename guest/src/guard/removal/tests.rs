@@ -42,22 +42,32 @@ impl History {
         self.entry(connection, edit)
     }
 
-    /// Someone types `count` characters at the end, one entry each.
-    fn typing(&mut self, connection: u64, count: usize) -> &mut History {
+    /// Someone types a character at the end and takes it out again,
+    /// `count` times: two entries and two characters changed each time.
+    fn retyping(&mut self, connection: u64, count: u64) -> &mut History {
         for _ in 0..count {
             let at = self.length;
             self.entry(connection, serde_json::json!([at, "t"]));
+            self.entry(connection, serde_json::json!([at, -1]));
         }
         self
     }
 
     fn judge(&self, removed: usize) -> Removal {
+        self.judge_with(removed, 0, &[])
+    }
+
+    /// Removing `removed` characters, `ours` of them this server's, with
+    /// what the host's tally holds, noted as made over Rustpad instance 7.
+    fn judge_with(&self, removed: usize, ours: u64, tallied: &[Amount]) -> Removal {
         let at_work = |author: u64| self.present.contains(&author);
         let change = Change {
             removed,
             inserted: 0,
         };
-        Ledger::of("pad", Some(&self.authorship), &at_work).measure(self.length, change, Some(0))
+        Ledger::of("pad", Some(&self.authorship), &at_work)
+            .made_over(7, 99)
+            .measure(self.length, change, ours, Some(tallied), None)
     }
 }
 
@@ -137,13 +147,43 @@ fn the_models_own_writes_cannot_shrink_the_count() {
 }
 
 #[test]
-fn a_person_typing_a_little_keeps_the_count_and_a_lot_ends_it() {
+fn a_person_typing_a_little_keeps_the_count_and_a_page_ends_it() {
     let mut history = History::seeded(100);
     history.write(1, false, cut(40, 100));
-    history.typing(2, 5);
+    history.present.extend([2, 3, 4]);
+    history.retyping(2, 5);
     assert!(history.judge(30).needs_person());
-    history.typing(3, WINDOW_EDITS as usize);
+    // A thousand edits of a character each are not yet a page.
+    history.retyping(3, WINDOW_EDITS / 2);
+    assert!(history.judge(30).needs_person());
+    history.retyping(4, WINDOW_CHARS / 2);
     assert!(!history.judge(30).needs_person());
+}
+
+#[test]
+fn one_big_paste_is_not_a_thousand_edits() {
+    let mut history = History::seeded(100);
+    history.write(1, false, cut(40, 100));
+    history.present.push(2);
+    let at = history.length;
+    let page = WINDOW_CHARS as usize;
+    history.entry(2, serde_json::json!([at, "p".repeat(page)]));
+    history.entry(2, serde_json::json!([at, -(page as i64)]));
+    assert!(history.judge(30).needs_person());
+}
+
+#[test]
+fn entries_that_change_nothing_do_not_move_the_window() {
+    let mut history = History::seeded(100);
+    history.write(1, false, cut(40, 100));
+    // A connection whose first entry is a real edit, then entries that keep everything.
+    let at = history.length;
+    history.entry(2, serde_json::json!([at, "x"]));
+    for _ in 0..WINDOW_CHARS {
+        let keep = crate::rustpad::marks::keep_all(history.length);
+        history.entry(2, keep);
+    }
+    assert!(history.judge(30).needs_person());
 }
 
 #[test]
@@ -186,6 +226,22 @@ fn added_text_removed_with_approval_takes_its_credit_with_it() {
 }
 
 #[test]
+fn a_draft_of_this_servers_beside_a_persons_text_can_be_removed() {
+    // 1,700 characters of a person's, then a 3,000-character draft.
+    let mut history = History::seeded(1_700);
+    history.write(1, false, serde_json::json!([1_700, "d".repeat(3_000)]));
+    let draft = history.judge_with(3_000, 3_000, &[]);
+    assert!(!draft.needs_person(), "{:?}", draft.facts());
+    // Of the person's text, half is still the most.
+    assert!(!history.judge_with(3_850, 3_000, &[]).needs_person());
+    assert!(history.judge_with(3_851, 3_000, &[]).needs_person());
+    // Past ten thousand, whoever wrote it, it asks.
+    let mut history = History::seeded(1_700);
+    history.write(1, false, serde_json::json!([1_700, "d".repeat(20_000)]));
+    assert!(history.judge_with(10_001, 10_001, &[]).needs_person());
+}
+
+#[test]
 fn text_this_server_wrote_can_be_revised() {
     let mut history = History::new();
     history.write(1, false, serde_json::json!(["d".repeat(500)]));
@@ -215,34 +271,86 @@ fn someone_elses_removals_can_make_the_model_ask_never_the_reverse() {
     assert!(!history.judge(5).needs_person());
 }
 
+const ONE_REMOVED: Change = Change {
+    removed: 1,
+    inserted: 0,
+};
+
 #[test]
 fn a_record_that_cannot_be_read_asks() {
     let history = History::seeded(1_000);
     let at_work = |_: u64| false;
-    let change = Change {
-        removed: 1,
-        inserted: 0,
-    };
-    let unread = Ledger::of("pad", None, &at_work).measure(1_000, change, Some(0));
+    let change = ONE_REMOVED;
+    let unread = Ledger::of("pad", None, &at_work).measure(1_000, change, 0, Some(&[]), None);
     assert!(unread.needs_person());
-    let full = Ledger::of("pad", Some(&history.authorship), &at_work).measure(1_000, change, None);
+    let full = Ledger::of("pad", Some(&history.authorship), &at_work)
+        .measure(1_000, change, 0, None, None);
     assert!(full.needs_person());
     assert!(
         full.facts()[1].contains("could not read"),
         "{:?}",
         full.facts()
     );
-    // A removal the tally cannot record is not made unasked; nor one that removals other
-    // calls recorded meanwhile make ask.
-    let fine = History::seeded(1_000).judge(100);
-    assert!(!fine.needs_person());
-    assert!(!fine.go_unasked_recorded(|_| None));
-    assert!(!fine.go_unasked_recorded(|amount| Some(amount + 450)));
-    assert!(fine.go_unasked_recorded(Some));
-    // The host's tally adds what the history window forgot.
-    let tallied =
-        Ledger::of("pad", Some(&history.authorship), &at_work).measure(1_000, change, Some(500));
-    assert!(tallied.needs_person());
+}
+
+#[test]
+fn earlier_writes_still_under_way_make_it_ask() {
+    let history = History::seeded(1_000);
+    let at_work = |_: u64| false;
+    let change = ONE_REMOVED;
+    let behind = Ledger::of("pad", Some(&history.authorship), &at_work)
+        .queued(Queue::Behind { writers: 2 })
+        .measure(1_000, change, 0, Some(&[]), None);
+    assert!(behind.needs_person());
+    assert!(
+        behind.facts()[1].starts_with("2 other writes of this server's"),
+        "{:?}",
+        behind.facts()
+    );
+    // Removing nothing goes ahead whatever is under way.
+    let nothing = Ledger::of("pad", Some(&history.authorship), &at_work)
+        .queued(Queue::Behind { writers: 2 })
+        .measure(1_000, Change::default(), 0, Some(&[]), None);
+    assert!(!nothing.needs_person());
+}
+
+fn noted(value: u64, made_at: &str) -> Amount {
+    Amount {
+        value,
+        made_at: made_at.into(),
+    }
+}
+
+#[test]
+fn the_tally_adds_what_the_history_does_not_show_once() {
+    // Connection 1 removed 40 of 100, and this process noted it.
+    let mut history = History::seeded(100);
+    history.write(1, false, cut(40, 100));
+    let shown = [noted(40, "7/1")];
+    // The history shows it: counted once (40 + 9 = 49 of 100).
+    assert!(!history.judge_with(9, 0, &shown).needs_person());
+    assert!(history.judge_with(11, 0, &shown).needs_person());
+    // Noted over another Rustpad instance, or with no note: the history cannot be showing it.
+    assert!(history.judge_with(9, 0, &[noted(40, "6/1")]).needs_person());
+    assert!(history.judge_with(9, 0, &[noted(40, "")]).needs_person());
+    // A removal the tally holds whose connection the history does not show counts too, but
+    // is not put back into the pad's size, which may still hold it (40 + 10 + 1 > 100 / 2).
+    let both = [noted(40, "7/1"), noted(10, "7/5")];
+    assert!(history.judge_with(1, 0, &both).needs_person());
+    assert!(!history.judge_with(1, 0, &both[..1]).needs_person());
+    // Once the window has moved past connection 1's removal, the tally still counts it.
+    history.present.push(2);
+    history.retyping(2, WINDOW_CHARS / 2);
+    let forgotten = history.judge(30);
+    assert!(!forgotten.needs_person());
+    assert_eq!(forgotten.facts().len(), 1, "{:?}", forgotten.facts());
+    let remembered = history.judge_with(30, 0, &shown);
+    assert!(remembered.needs_person(), "{:?}", remembered.facts());
+    assert!(
+        remembered.facts()[1].contains("70 characters would be gone, of the 60"),
+        "{:?}",
+        remembered.facts()
+    );
 }
 
 #[test]
