@@ -11,15 +11,25 @@ WASMTIME  := target/wasmtime-cli/wasmtime_cli/wasmtime
 WASH      := target/wash-cli/wash_cli/wash
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
+# With STAGE_TIMES set (.ci/run sets it), each stage below says on stderr how long its own recipe
+# took, without the stages it needs, which say theirs: one line each, so a slow stage shows in
+# every run's output (docs/architecture.md#the-tests-build has the budget).
+ifdef STAGE_TIMES
+stage_start = @mkdir -p target/stages && date +%s > target/stages/$@
+stage_end = @echo "stage $@: $$(( $$(date +%s) - $$(cat target/stages/$@) )) s" >&2
+endif
+
 .PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance package crate-component package-test release-check release-archive lattice-tools lattice-test
 
 # ring (TLS inside the component for WebAssembly hosts) compiles C for wasm32, which needs clang;
 # CI runs as root and installs Debian's.
 toolchain:
+	$(stage_start)
 	@rustup target add wasm32-wasip2 >&2
 	@command -v clang >/dev/null || command -v clang-14 >/dev/null || \
 		{ apt-get install -y -q clang >&2 || { apt-get update -q >&2 && apt-get install -y -q clang >&2; }; } || \
 		{ echo "make: install clang (for the wasm32 C code of ring)" >&2; exit 1; }
+	$(stage_end)
 
 # The compiler and archiver ring's build uses for wasm32 (read when a recipe runs, after toolchain).
 first_found = $(firstword $(shell for tool in $(1); do command -v $$tool; done 2>/dev/null))
@@ -37,18 +47,22 @@ export CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS = --remap-path-prefix=$(or $(CARGO_H
 COMPONENT := target/guest/wasm32-wasip2/wasm/guest.wasm
 HTTP_WASM := target/wasm/rustpad-mcp-http.wasm
 components: toolchain
+	$(stage_start)
 	@$(CARGO) build --locked -p guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
 	@$(CARGO) build --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
 	@mkdir -p target/wasm && cp $(COMPONENT) target/wasm/rustpad-mcp.wasm
 	@cp target/guest-http/wasm32-wasip2/wasm/guest.wasm $(HTTP_WASM)
+	$(stage_end)
 
 # The probe component, for the server world and (as target/wasm/probe-http.wasm) for other
 # WebAssembly hosts: it tries what a host must refuse.
 build: components
+	$(stage_start)
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
 	@$(CARGO) build --locked -p probe-guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
 	@cp target/guest-http/wasm32-wasip2/wasm/probe_guest.wasm target/wasm/probe-http.wasm
+	$(stage_end)
 
 # ARGS go to rustpad-mcp, e.g. make run ARGS="--http 8080" (docs/deployment.md).
 run: build
@@ -68,24 +82,30 @@ test: build test-clients test-rust test-python test-typescript package-test
 HOST_PACKAGES := -p rustpad-mcp -p rustpad-test-server
 COMPILER_BIN := target/release/rustpad-mcp-with-compiler
 test-rust: build
+	$(stage_start)
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler >&2
 	@cp target/release/rustpad-mcp $(COMPILER_BIN)
 	$(CARGO) test --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler
 	$(CARGO) test --release --locked --workspace --exclude rustpad-mcp --exclude rustpad-test-server --features guest/fuzzing
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
+	$(stage_end)
 
 test-python: build $(PYENV)/.installed $(WASMTIME) $(WASH) lattice-tools
+	$(stage_start)
 	$(PYENV)/bin/python -m pytest -q tests/python
+	$(stage_end)
 
 # The programs of the wasmCloud lattice test, from Debian (CI runs as root and installs them):
 # NATS, an OCI registry for the component, and nginx as the load balancer. None is started here.
 LATTICE_TOOLS := nats-server docker-registry nginx
 lattice-tools:
+	$(stage_start)
 	@missing=$$(for tool in $(LATTICE_TOOLS); do command -v $$tool >/dev/null || [ -x /usr/sbin/$$tool ] || echo $$tool; done); \
 	if [ -n "$$missing" ]; then \
 		{ apt-get install -y -q $$missing >&2 || { apt-get update -q >&2 && apt-get install -y -q $$missing >&2; }; } || \
 		{ echo "make: install $$missing (Debian packages) for the lattice test" >&2; exit 1; }; \
 	fi
+	$(stage_end)
 
 # The whole lattice suite and its load figures (tests/python/test_lattice.py; make test runs
 # the short part): two wasmCloud hosts on NATS behind nginx, every part started and stopped here.
@@ -93,9 +113,13 @@ lattice-test: build $(PYENV)/.installed $(WASH) lattice-tools
 	RUSTPAD_MCP_LATTICE=full $(PYENV)/bin/python -m pytest -q -s tests/python/test_lattice.py
 
 test-typescript: build tests/typescript/node_modules/.installed
+	$(stage_start)
 	cd tests/typescript && npm test
+	$(stage_end)
 
 test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed $(WASMTIME) $(WASH)
+	$(stage_start)
+	$(stage_end)
 
 $(PYENV)/.installed: tests/python/requirements.txt
 	python3 -m venv $(PYENV)
@@ -130,12 +154,14 @@ PACKAGES  := target/packages
 MATURIN   := $(PYENV)/bin/maturin
 NODE_PLATFORM = $(shell node -p "process.platform + '-' + process.arch")
 package: build $(MATURIN)
+	$(stage_start)
 	@rm -rf $(PACKAGES) && mkdir -p $(PACKAGES)/crates
 	@$(MAKE) --no-print-directory crate-component
 	$(CARGO) package --quiet --locked --no-verify --allow-dirty -p rustpad-mcp-rules -p rustpad-mcp
 	@cp target/package/rustpad-mcp-rules-*.crate target/package/rustpad-mcp-[0-9]*.crate $(PACKAGES)/crates/
 	$(MATURIN) build --quiet --release --locked -m host/Cargo.toml --out $(PACKAGES)/wheels
 	node host/npm/pack.mjs $(PACKAGES)/npm $(NODE_PLATFORM)=target/release/rustpad-mcp
+	$(stage_end)
 
 # Puts target/wasm/rustpad-mcp.wasm where a published crate carries it, with its digest
 # (host/build.rs); the release workflow runs this with the release's component.
@@ -146,8 +172,10 @@ crate-component:
 # The install puts its build in target/release (sharing the compiled dependencies), so the
 # repository's own binary is built again afterwards (a relink).
 package-test: package $(PYENV)/.installed
+	$(stage_start)
 	tests/package/install.sh
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
+	$(stage_end)
 
 # The release tool, dist (cargo-dist), at the version Cargo.toml's [workspace.metadata.dist]
 # names; a debug build without debug info, which compiles in 40 % of the time (1 min 41 s against
@@ -162,8 +190,10 @@ $(DIST):
 # dist's own checks: the release plan holds, and .github/workflows/release.yml is what the
 # config in Cargo.toml generates (run by lint).
 release-check: $(DIST)
+	$(stage_start)
 	$(DIST) plan >/dev/null
 	$(DIST) generate --check
+	$(stage_end)
 
 # This platform's release archive, as the release workflow builds it, in target/distrib (not part
 # of CI: it compiles the binary again with dist's profile, about ten minutes on two cores).
@@ -183,11 +213,13 @@ soak: build $(PYENV)/.installed
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 
 lint: toolchain release-check
+	$(stage_start)
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --release --locked --workspace --all-targets --features guest/fuzzing,rustpad-mcp/compiler -- -D warnings
 	$(CARGO) clippy --release --locked -p rustpad-mcp -- -D warnings
 	$(CARGO) clippy --locked -p guest --target wasm32-wasip2 --target-dir target/guest -- -D warnings
 	$(CARGO) clippy --locked -p guest --features wasi-http --target wasm32-wasip2 --target-dir target/guest -- -D warnings
+	$(stage_end)
 
 fmt:
 	$(CARGO) fmt --all
