@@ -1,8 +1,8 @@
 # rustpad-mcp — build, run and test.
 #   make run    serve MCP on stdio (against RUSTPAD_URL, or a local test Rustpad when unset);
 #               ARGS="--http 8080" serves Streamable HTTP instead
-#   make test   everything CI runs: Rust tests, the Python and TypeScript SDK suites, and the
-#               packages of every install channel (package-test)
+#   make test   everything CI runs: Rust tests, the Python and TypeScript SDK suites, lint, and
+#               the packages of every install channel (package-test)
 # Recipes are silent (@) because `make run` speaks MCP on stdout.
 
 CARGO     ?= cargo
@@ -10,6 +10,16 @@ PYENV     := target/pyenv
 WASMTIME  := target/wasmtime-cli/wasmtime_cli/wasmtime
 WASH      := target/wash-cli/wash_cli/wash
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
+
+# Where cargo builds: CARGO_TARGET_DIR when it is set (.ci/run sets it to a directory kept per
+# user, .ci/build-cache says why that cannot serve a stale build), else target/ as usual. The
+# recipes name the binaries to what runs them (BINARIES), and everything else stays in target/.
+# Not exported: a server started from a recipe must not find them among its settings.
+BUILD := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)
+MCP_BIN := $(BUILD)/release/rustpad-mcp
+TEST_SERVER_BIN := $(BUILD)/release/rustpad-test-server
+WITH_COMPILER_BIN := $(BUILD)/release/rustpad-mcp-with-compiler
+BINARIES := RUSTPAD_MCP_BIN=$(MCP_BIN) RUSTPAD_TEST_SERVER_BIN=$(TEST_SERVER_BIN)
 
 # With STAGE_TIMES set (.ci/run sets it), each stage below says on stderr how long its own recipe
 # took, without the stages it needs, which say theirs: one line each, so a slow stage shows in
@@ -42,57 +52,76 @@ export AR_wasm32_wasip2 = $(call first_found,llvm-ar llvm-ar-19 llvm-ar-16 llvm-
 export CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS = --remap-path-prefix=$(or $(CARGO_HOME),$(HOME)/.cargo)=/cargo
 
 # The two components, in target/wasm: rustpad-mcp.wasm, which host/build.rs embeds in the binary
-# (it builds the same one itself when run alone), and rustpad-mcp-http.wasm, the same guest with
-# the wasi-http feature, for WebAssembly hosts (docs/deployment.md). Releases ship both.
-COMPONENT := target/guest/wasm32-wasip2/wasm/guest.wasm
-HTTP_WASM := target/wasm/rustpad-mcp-http.wasm
+# (it builds the same one itself, in the same place, when run alone), and rustpad-mcp-http.wasm,
+# the same guest with the wasi-http feature, for WebAssembly hosts (docs/deployment.md). Releases
+# ship both. Each feature set has a target directory of its own: cargo names a workspace crate's
+# component without a hash, so the two builds would write one file, and the one built first would
+# then count as fresh with the other's bytes in it. The probes use the same two directories.
+GUEST_BUILD := $(BUILD)/guest
+HTTP_BUILD  := $(BUILD)/guest-http
+WASM_OUT    := wasm32-wasip2/wasm
+HTTP_WASM   := target/wasm/rustpad-mcp-http.wasm
 components: toolchain
 	$(stage_start)
-	@$(CARGO) build --locked -p guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
-	@$(CARGO) build --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
-	@mkdir -p target/wasm && cp $(COMPONENT) target/wasm/rustpad-mcp.wasm
-	@cp target/guest-http/wasm32-wasip2/wasm/guest.wasm $(HTTP_WASM)
+	@$(CARGO) build --locked -p guest --profile wasm --target wasm32-wasip2 --target-dir $(GUEST_BUILD) >&2
+	@$(CARGO) build --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir $(HTTP_BUILD) >&2
+	@mkdir -p target/wasm && cp $(GUEST_BUILD)/$(WASM_OUT)/guest.wasm target/wasm/rustpad-mcp.wasm
+	@cp $(HTTP_BUILD)/$(WASM_OUT)/guest.wasm $(HTTP_WASM)
 	$(stage_end)
 
-# The probe component, for the server world and (as target/wasm/probe-http.wasm) for other
-# WebAssembly hosts: it tries what a host must refuse.
+# The probe component, for the server world (target/wasm/probe.wasm) and for other WebAssembly
+# hosts (target/wasm/probe-http.wasm): it tries what a host must refuse.
 build: components
 	$(stage_start)
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
-	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir target/guest >&2
-	@$(CARGO) build --locked -p probe-guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir target/guest-http >&2
-	@cp target/guest-http/wasm32-wasip2/wasm/probe_guest.wasm target/wasm/probe-http.wasm
+	@$(CARGO) build --locked -p probe-guest --profile wasm --target wasm32-wasip2 --target-dir $(GUEST_BUILD) >&2
+	@$(CARGO) build --locked -p probe-guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir $(HTTP_BUILD) >&2
+	@cp $(GUEST_BUILD)/$(WASM_OUT)/probe_guest.wasm target/wasm/probe.wasm
+	@cp $(HTTP_BUILD)/$(WASM_OUT)/probe_guest.wasm target/wasm/probe-http.wasm
 	$(stage_end)
 
 # ARGS go to rustpad-mcp, e.g. make run ARGS="--http 8080" (docs/deployment.md).
 run: build
-	@tests/run-local.sh $(ARGS)
+	@$(BINARIES) tests/run-local.sh $(ARGS)
 
-test: build test-clients test-rust test-python test-typescript package-test
+# Everything CI runs, in three steps. The builds and the Rust suite keep both cores busy. The
+# Python and TypeScript suites mostly wait on the servers they start, so lint (with dist's checks,
+# and dist's own first build) runs beside them at the lowest priority, on the idle cores; its
+# output is kept in target/lint.log and shown when it ends. The packages come last: their install
+# writes into the build directory the suites run binaries from. `-o build` and the like: made
+# already by this run, not made again in the later steps.
+test: test-rust
+	@$(MAKE) --no-print-directory -o build -o components test-clients
+	@mkdir -p target; \
+	nice -n 19 $(MAKE) --no-print-directory -o build -o components lint >target/lint.log 2>&1 & linting=$$!; \
+	$(MAKE) --no-print-directory -o build -o components test-python test-typescript; suites=$$?; \
+	wait $$linting; linted=$$?; cat target/lint.log >&2; \
+	if [ $$linted -ne 0 ]; then echo "make: lint failed (its output is above, and in target/lint.log)" >&2; fi; \
+	[ $$suites -eq 0 ] && [ $$linted -eq 0 ]
+	@$(MAKE) --no-print-directory -o build -o components package-test
 
 # Each works alone on a fresh clone: the binaries, the probe component and the clients come first.
 # The end-to-end tests (tests/host-tests) run the probe component, so they drive the binary built
-# with the `compiler` feature, target/release/rustpad-mcp-with-compiler. Building that variant
-# replaces target/release/rustpad-mcp, so the default one is put back afterwards (both stay
-# compiled: switching is a relink). Three cargo runs, never one: the binary's packages
-# (HOST_PACKAGES) are always built together and alone, so the features of their dependencies are
-# the same in `make build`, here and in package-test, and nothing the tests add changes them
-# (docs/architecture.md#the-tests-build). The guest's fuzzing entry points are built for its tests
-# only (they replay the fuzz corpora).
+# with the `compiler` feature (WITH_COMPILER_BIN). Building that variant replaces
+# the default binary, which is put back afterwards (both stay compiled: switching is a relink).
+# Three cargo runs, never one: the binary's packages (HOST_PACKAGES) are always built together and
+# alone, so the features of their dependencies are the same in `make build`, here, in lint and in
+# package-test, and nothing the tests add changes them (docs/architecture.md#the-tests-build).
+# The guest's fuzzing entry points are built for its tests only (they replay the fuzz corpora).
 HOST_PACKAGES := -p rustpad-mcp -p rustpad-test-server
-COMPILER_BIN := target/release/rustpad-mcp-with-compiler
+REST_OF_WORKSPACE := --workspace --exclude rustpad-mcp --exclude rustpad-test-server --features guest/fuzzing
 test-rust: build
 	$(stage_start)
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler >&2
-	@cp target/release/rustpad-mcp $(COMPILER_BIN)
-	$(CARGO) test --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler
-	$(CARGO) test --release --locked --workspace --exclude rustpad-mcp --exclude rustpad-test-server --features guest/fuzzing
+	@cp $(MCP_BIN) $(WITH_COMPILER_BIN)
+	RUSTPAD_MCP_WITH_COMPILER=$(WITH_COMPILER_BIN) $(CARGO) test --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler
+	RUSTPAD_MCP_WITH_COMPILER=$(WITH_COMPILER_BIN) $(CARGO) test --release --locked $(REST_OF_WORKSPACE)
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 	$(stage_end)
 
 test-python: build $(PYENV)/.installed $(WASMTIME) $(WASH) lattice-tools
 	$(stage_start)
-	$(PYENV)/bin/python -m pytest -q tests/python
+	$(BINARIES) $(PYENV)/bin/python -m pytest -q tests/python
 	$(stage_end)
 
 # The programs of the wasmCloud lattice test, from Debian (CI runs as root and installs them):
@@ -110,11 +139,11 @@ lattice-tools:
 # The whole lattice suite and its load figures (tests/python/test_lattice.py; make test runs
 # the short part): two wasmCloud hosts on NATS behind nginx, every part started and stopped here.
 lattice-test: build $(PYENV)/.installed $(WASH) lattice-tools
-	RUSTPAD_MCP_LATTICE=full $(PYENV)/bin/python -m pytest -q -s tests/python/test_lattice.py
+	RUSTPAD_MCP_LATTICE=full $(BINARIES) $(PYENV)/bin/python -m pytest -q -s tests/python/test_lattice.py
 
 test-typescript: build tests/typescript/node_modules/.installed
 	$(stage_start)
-	cd tests/typescript && npm test
+	cd tests/typescript && $(BINARIES) npm test
 	$(stage_end)
 
 test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed $(WASMTIME) $(WASH)
@@ -158,9 +187,9 @@ package: build $(MATURIN)
 	@rm -rf $(PACKAGES) && mkdir -p $(PACKAGES)/crates
 	@$(MAKE) --no-print-directory crate-component
 	$(CARGO) package --quiet --locked --no-verify --allow-dirty -p rustpad-mcp-rules -p rustpad-mcp
-	@cp target/package/rustpad-mcp-rules-*.crate target/package/rustpad-mcp-[0-9]*.crate $(PACKAGES)/crates/
+	@cp $(BUILD)/package/rustpad-mcp-rules-*.crate $(BUILD)/package/rustpad-mcp-[0-9]*.crate $(PACKAGES)/crates/
 	$(MATURIN) build --quiet --release --locked -m host/Cargo.toml --out $(PACKAGES)/wheels
-	node host/npm/pack.mjs $(PACKAGES)/npm $(NODE_PLATFORM)=target/release/rustpad-mcp
+	node host/npm/pack.mjs $(PACKAGES)/npm $(NODE_PLATFORM)=$(MCP_BIN)
 	$(stage_end)
 
 # Puts target/wasm/rustpad-mcp.wasm where a published crate carries it, with its digest
@@ -173,7 +202,7 @@ crate-component:
 # repository's own binary is built again afterwards (a relink).
 package-test: package $(PYENV)/.installed
 	$(stage_start)
-	tests/package/install.sh
+	$(BINARIES) tests/package/install.sh
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 	$(stage_end)
 
@@ -206,19 +235,25 @@ $(MATURIN): tests/package/maturin.txt $(PYENV)/.installed
 
 # Longer runs of the randomized trials: concurrent typing, and the edit_document oracle.
 soak: build $(PYENV)/.installed
-	CONCURRENCY_TRIALS=2000 $(PYENV)/bin/python -m pytest -q tests/python/test_concurrent_typing.py
+	CONCURRENCY_TRIALS=2000 $(BINARIES) $(PYENV)/bin/python -m pytest -q tests/python/test_concurrent_typing.py
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler >&2
-	@cp target/release/rustpad-mcp $(COMPILER_BIN)
-	EDIT_ORACLE_TRIALS=2000 $(CARGO) test --release --locked -p rustpad-mcp-host-tests --test edit_oracle
+	@cp $(MCP_BIN) $(WITH_COMPILER_BIN)
+	EDIT_ORACLE_TRIALS=2000 RUSTPAD_MCP_WITH_COMPILER=$(WITH_COMPILER_BIN) $(CARGO) test --release --locked -p rustpad-mcp-host-tests --test edit_oracle
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 
+# Clippy with the packages, features and profiles the builds and tests use, so that what it must
+# compile rather than check (build scripts, macros, and wasmtime with Cranelift for the host's
+# build script) is what they compiled already: the binary's packages with the `compiler` feature
+# and without it, the rest of the workspace with the guest's fuzzing entry points, and the guest
+# for both worlds. Every workspace crate is linted, each target and feature set its tests build.
 lint: toolchain release-check
 	$(stage_start)
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --release --locked --workspace --all-targets --features guest/fuzzing,rustpad-mcp/compiler -- -D warnings
-	$(CARGO) clippy --release --locked -p rustpad-mcp -- -D warnings
-	$(CARGO) clippy --locked -p guest --target wasm32-wasip2 --target-dir target/guest -- -D warnings
-	$(CARGO) clippy --locked -p guest --features wasi-http --target wasm32-wasip2 --target-dir target/guest -- -D warnings
+	$(CARGO) clippy --release --locked $(HOST_PACKAGES) --all-targets --features rustpad-mcp/compiler -- -D warnings
+	$(CARGO) clippy --release --locked $(HOST_PACKAGES) --all-targets -- -D warnings
+	$(CARGO) clippy --release --locked $(REST_OF_WORKSPACE) --all-targets -- -D warnings
+	$(CARGO) clippy --locked -p guest --profile wasm --target wasm32-wasip2 --target-dir $(GUEST_BUILD) -- -D warnings
+	$(CARGO) clippy --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir $(HTTP_BUILD) -- -D warnings
 	$(stage_end)
 
 fmt:
@@ -228,7 +263,7 @@ fmt:
 # revisions, judged against tests/conformance/expected-failures.yaml (not part
 # of `make test`; fetches Node 22 and the suite from the npm registry).
 conformance: build tests/conformance/node_modules/.installed
-	tests/conformance/run.sh
+	$(BINARIES) tests/conformance/run.sh
 
 tests/conformance/node_modules/.installed: tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
@@ -239,9 +274,9 @@ tests/conformance/node_modules/.installed: tests/conformance/package-lock.json
 bench: build
 	@mkdir -p target/bench
 	$(CARGO) build --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler
-	cp target/release/rustpad-mcp target/bench/rustpad-mcp-with-compiler
+	cp $(MCP_BIN) target/bench/rustpad-mcp-with-compiler
 	$(CARGO) build --release --locked $(HOST_PACKAGES)
-	python3 tests/bench/bench.py
+	$(BINARIES) python3 tests/bench/bench.py
 
 # Fuzz each guest entry point for FUZZ_SECONDS (nightly + cargo-fuzz; not part
 # of `make test`). Seeds come from guest/fuzz/corpus/<target>/; a crash lands

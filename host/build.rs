@@ -6,9 +6,9 @@
 //! 1. `GUEST_WASM`, a prebuilt component (release builds pass the one they
 //!    ship, so every package of a release carries the same bytes);
 //! 2. in the repository (`../guest` exists), a nested cargo builds it for
-//!    `wasm32-wasip2`, with its own profile and target directory: sharing the
-//!    outer build's directory makes the nested cargo wait forever on the outer
-//!    one's lock;
+//!    `wasm32-wasip2`, with its own profile and target directory (`guest/` in
+//!    the outer one): sharing the outer build's directory makes the nested
+//!    cargo wait forever on the outer one's lock;
 //! 3. in a published package, `component/guest.wasm`, the component packaging
 //!    put there (`make package`), checked against `component/guest.wasm.sha256`.
 //!    Nothing here then needs the wasm32-wasip2 target.
@@ -81,7 +81,11 @@ fn guest_rustflags() -> String {
 
 /// Builds the component with a nested cargo; returns where it is.
 fn build_guest(root: &Path) -> PathBuf {
-    let target_dir = root.join("target/guest");
+    // `guest/` in the outer build's directory (CARGO_TARGET_DIR, taken from the workspace root
+    // when relative, or target/), where the Makefile builds the same component.
+    let outer =
+        env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), |dir| root.join(dir));
+    let target_dir = outer.join("guest");
     let status = Command::new(env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(root)
         .args([

@@ -5,12 +5,16 @@
 # server exits. Everything but MCP goes to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-server=target/release/rustpad-mcp
+# The Makefile names the binaries (its build directory may be elsewhere); the server must not see
+# these among its settings.
+server=${RUSTPAD_MCP_BIN:-target/release/rustpad-mcp}
+test_server=${RUSTPAD_TEST_SERVER_BIN:-target/release/rustpad-test-server}
+unset RUSTPAD_MCP_BIN RUSTPAD_TEST_SERVER_BIN
 if [[ -n "${RUSTPAD_URL:-}" ]]; then
     exec "$server" "$@"
 fi
 port_file=$(mktemp)
-target/release/rustpad-test-server --port "${RUSTPAD_TEST_PORT:-0}" > "$port_file" &
+"$test_server" --port "${RUSTPAD_TEST_PORT:-0}" > "$port_file" &
 rustpad=$!
 trap 'kill "$rustpad" 2>/dev/null; rm -f "$port_file"' EXIT
 for _ in $(seq 100); do
@@ -31,6 +35,6 @@ rustpad-mcp: RUSTPAD_URL is not set, so a local test Rustpad is serving at $url
   To use it from a client, register this command as a stdio MCP server, e.g.
     claude mcp add rustpad -- make -s -C $PWD run
   or run the binary against your own instance:
-    RUSTPAD_URL=https://rustpad.example.net $PWD/$server
+    RUSTPAD_URL=https://rustpad.example.net $(realpath "$server")
 NOTE
 "$server" "$@"

@@ -8,10 +8,14 @@ root=$(cd "$here/../.." && pwd)
 node="$here/node_modules/node/bin/node"
 suite="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
 results="$root/target/conformance"
+# Named by the Makefile (its build directory may be elsewhere); not for the server's environment.
+mcp_bin=${RUSTPAD_MCP_BIN:-$root/target/release/rustpad-mcp}
+test_server_bin=${RUSTPAD_TEST_SERVER_BIN:-$root/target/release/rustpad-test-server}
+unset RUSTPAD_MCP_BIN RUSTPAD_TEST_SERVER_BIN
 rm -rf "$results" && mkdir -p "$results"
 
 rustpad_out="$results/rustpad.out"
-"$root/target/release/rustpad-test-server" --port 0 > "$rustpad_out" &
+"$test_server_bin" --port 0 > "$rustpad_out" &
 pids=($!)
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 wait_for() { # file pattern
@@ -27,7 +31,7 @@ wait_for "$rustpad_out" "^listening on "
 export RUSTPAD_URL=$(sed -n 's/^listening on //p' "$rustpad_out")
 
 server_err="$results/rustpad-mcp.err"
-"$root/target/release/rustpad-mcp" --http 127.0.0.1:0 2> "$server_err" &
+"$mcp_bin" --http 127.0.0.1:0 2> "$server_err" &
 pids+=($!)
 wait_for "$server_err" "serving MCP at "
 url=$(sed -n 's/.*serving MCP at \(http[^ ]*\).*/\1/p' "$server_err")

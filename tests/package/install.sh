@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 packages=target/packages
+build=${CARGO_TARGET_DIR:-$root/target}
 say() { echo "package-test: $*" >&2; }
 : "${CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS:?run this through make package-test, which sets the flags of the guest build}"
 # Outside the repository, so nothing installed from here can see its workspace. Always the same
@@ -29,10 +30,17 @@ say "building the guest from this commit's sources elsewhere"
 mkdir -p "$work/source"
 git archive HEAD | tar -x -C "$work/source"
 # In the build's own target directory, so the dependencies compiled for the component are reused:
-# what must come out the same is the guest's own build from these sources.
+# what must come out the same is the guest's own build from these sources. The archive dates its
+# files to the commit, before the build, so cargo would take the guest built from the checkout as
+# fresh and this would compare that file with itself: the sources are dated now, and the
+# component must really have been written again.
+find "$work/source" -type f -exec touch {} +
+rebuilt=$build/guest/wasm32-wasip2/wasm/guest.wasm
+built_at=$(stat -c %y "$rebuilt")
 (cd "$work/source" && cargo build --quiet --locked -p guest --profile wasm --target wasm32-wasip2 \
-	--target-dir "$root/target/guest")
-rebuilt=$root/target/guest/wasm32-wasip2/wasm/guest.wasm
+	--target-dir "$build/guest")
+[[ $(stat -c %y "$rebuilt") != "$built_at" ]] ||
+	{ say "cargo did not build the guest again from $work/source, so nothing would be compared"; exit 1; }
 if ! cmp -s "$rebuilt" "$shipped"; then
 	say "the packaged component differs from the one built from HEAD's sources"
 	say "  packaged: $(sha256sum "$shipped")"
@@ -41,6 +49,8 @@ if ! cmp -s "$rebuilt" "$shipped"; then
 	exit 1
 fi
 say "component reproduced: $(sha256sum "$shipped" | cut -d' ' -f1)"
+# The same bytes: dated back, so the binary that embeds them is not built again for this.
+touch -d "$built_at" "$rebuilt"
 
 # 2. ----------------------------------------------------------------------------------------
 sysroot=$(rustc --print sysroot)
@@ -70,7 +80,7 @@ say "cargo install --path $package with a toolchain without wasm32-wasip2"
 	CARGO_PROFILE_RELEASE_STRIP=symbols \
 	CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_OPT_LEVEL=3 \
 	CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_CODEGEN_UNITS=16 \
-	cargo install --quiet --locked --path "$package" --root "$work/cargo" --target-dir "$root/target" \
+	cargo install --quiet --locked --path "$package" --root "$work/cargo" --target-dir "$build" \
 	--config "patch.crates-io.rustpad-mcp-rules.path='$rules'")
 
 # 3. ----------------------------------------------------------------------------------------

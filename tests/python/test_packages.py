@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ALL_TOOLS, ROOT, call, minimal_env, mcp_client, ok
+from conftest import ALL_TOOLS, MCP_BIN, ROOT, call, minimal_env, mcp_client, ok
 
 INSTALLED = json.loads(os.environ.get("RUSTPAD_MCP_INSTALLED") or "{}")
 SHIPPED_COMPONENT = ROOT / "host" / "component" / "guest.wasm"
@@ -104,7 +104,7 @@ def test_installed_server_stops_on_a_bad_setting_as_the_binary_does(channel):
     assert answer.stdout == ""
     assert "RUSTPAD_READ_ONLY" in answer.stderr
     reference = subprocess.run(
-        [str(ROOT / "target/release/rustpad-mcp")],
+        [str(MCP_BIN)],
         env=env,
         stdin=subprocess.DEVNULL,
         capture_output=True,

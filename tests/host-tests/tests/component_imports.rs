@@ -93,7 +93,7 @@ fn the_wasm_host_component_imports_only_the_documented_wasi_interfaces() {
 
 #[test]
 fn the_server_world_component_keeps_its_imports() {
-    let path = repo().join("target/guest/wasm32-wasip2/wasm/guest.wasm");
+    let path = repo().join("target/wasm/rustpad-mcp.wasm");
     let (imports, exports) = interface_of(&path);
     assert_eq!(
         imports,

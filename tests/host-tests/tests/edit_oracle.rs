@@ -359,7 +359,7 @@ async fn a_person_typing_between_read_and_edit_never_moves_the_edit_or_loses_a_k
         .and_then(|n| n.parse().ok())
         .unwrap_or(DEFAULT_SEED);
     let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
-    let mut command = tokio::process::Command::new(common::BINARY);
+    let mut command = tokio::process::Command::new(common::binary());
     command
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

@@ -521,7 +521,7 @@ fn a_client_that_stops_reading_stdout_cannot_grow_the_writer() {
     const REQUESTS: u64 = 20_000;
     // Unbounded, 20,000 tools/list answers would be about 200 MB.
     const LIMIT_KIB: u64 = 80 << 10;
-    let mut child = Command::new(common::BINARY)
+    let mut child = Command::new(common::binary())
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("RUSTPAD_MCP_CACHE_DIR", common::cache_dir())

@@ -2,7 +2,6 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use common::Server;
@@ -113,7 +112,7 @@ async fn a_redirect_is_never_followed() {
 }
 
 fn run_cli(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    let mut command = std::process::Command::new(common::BINARY);
+    let mut command = std::process::Command::new(common::binary());
     command
         .args(args)
         .env_clear()
@@ -157,8 +156,7 @@ fn help_lists_every_setting_and_version_names_the_release() {
 #[test]
 fn the_embedded_component_is_the_one_this_build_made() {
     use sha2::{Digest, Sha256};
-    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../target/guest/wasm32-wasip2/wasm/guest.wasm");
+    let built = common::built_component();
     let bytes = std::fs::read(&built).expect("the build made the component");
     let digest: String = Sha256::digest(&bytes)
         .iter()

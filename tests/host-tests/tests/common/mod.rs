@@ -12,27 +12,44 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+/// The repository's root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Where cargo builds: CARGO_TARGET_DIR when set (as .ci/run does), else target/.
+pub fn build_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| repo().join("target"), |dir| repo().join(dir))
+}
+
 /// The binary with the `compiler` feature (for `--component`), which `make test-rust` builds
-/// before it runs these tests.
-pub const BINARY: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../target/release/rustpad-mcp-with-compiler"
-);
+/// before it runs these tests and names in RUSTPAD_MCP_WITH_COMPILER.
+pub fn binary() -> PathBuf {
+    std::env::var_os("RUSTPAD_MCP_WITH_COMPILER").map_or_else(
+        || build_dir().join("release/rustpad-mcp-with-compiler"),
+        PathBuf::from,
+    )
+}
+
+/// The component host/build.rs built and embedded in the binary.
+pub fn built_component() -> PathBuf {
+    build_dir().join("guest/wasm32-wasip2/wasm/guest.wasm")
+}
 
 /// The test-only probe component (built by `make build`).
 pub fn probe_component() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../target/guest/wasm32-wasip2/wasm/probe_guest.wasm")
+    repo().join("target/wasm/probe.wasm")
 }
 
 /// The compile cache every spawned server shares.
 pub fn cache_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/component-cache")
+    repo().join("target/component-cache")
 }
 
 /// Where spawned stdio servers keep the user's seal key.
 pub fn state_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/rustpad-mcp-test-state")
+    repo().join("target/rustpad-mcp-test-state")
 }
 
 pub struct Server {
@@ -56,7 +73,7 @@ fn pipe_lines(reader: impl std::io::Read + Send + 'static) -> Receiver<String> {
 
 impl Server {
     pub fn start(env: &[(&str, &str)], args: &[&str]) -> Server {
-        let mut command = Command::new(BINARY);
+        let mut command = Command::new(binary());
         command
             .args(args)
             .env_clear()
