@@ -82,7 +82,7 @@ def test_it_is_a_version_2_manifest_serving_the_component_at_mcp():
     assert MANIFEST["trigger"]["http"] == [{"route": "/mcp", "component": "rustpad-mcp"}]
     # The path `make build` writes (Makefile: HTTP_WASM).
     makefile = (ROOT / "Makefile").read_text()
-    built = re.search(r"^HTTP_WASM := (\S+)$", makefile, re.MULTILINE).group(1)
+    built = re.search(r"^HTTP_WASM\s*:= (\S+)$", makefile, re.MULTILINE).group(1)
     assert component()["source"] == built
 
 
