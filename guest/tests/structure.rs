@@ -1,12 +1,16 @@
 //! The shape of the code, checked: no two modules of one parent import each
 //! other (directly or round a longer circle), and no product file grows past
-//! what one person holds in their head without saying why at its top.
+//! what one person holds in their head without saying why at its top, in
+//! the tests as in the product.
 //!
 //! It reads the sources of the component (`guest/src`), the shared rules
 //! (`guest/rules/src`) and the host (`host/src`) as text: a module's
 //! dependencies are the `crate::…` and `super::…` paths in its code (comments
 //! and its `#[cfg(test)] mod tests` left out). A child using its parent's
 //! items, or a parent its children's, is the tree itself and no circle.
+//!
+//! The length check also reads the tests' own code (`tests/`, `guest/tests`:
+//! Rust, Python, JavaScript, shell), where the reason goes in the first lines.
 //!
 //! Run natively: `cargo test -p guest --test structure`.
 
@@ -325,6 +329,60 @@ fn a_long_file_says_why_at_its_top() {
             if lines > LONG_FILE_LINES && !opening.contains(WHY_LONG) {
                 problems.push(format!(
                     "{} has {lines} lines and its opening comment has no \"{WHY_LONG} …\"",
+                    path.strip_prefix(repository()).unwrap_or(&path).display()
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "- {}", problems.join("\n- "));
+}
+
+/// The tests' own code (Rust, Python, JavaScript, shell), which a maintainer
+/// reads as much as the product's.
+const TEST_TREES: [&str; 2] = ["tests", "guest/tests"];
+const TEST_SOURCES: [&str; 4] = ["rs", "py", "mjs", "sh"];
+/// How far down a test file's opening comment (or docstring) may say why.
+const OPENING_LINES: usize = 40;
+
+fn test_sources(directory: &Path, found: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = fs::read_dir(directory)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", directory.display()))
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        if path.is_dir() {
+            // Installed packages and build output are nobody's code here.
+            if !matches!(name.as_ref(), "node_modules" | "target" | "__pycache__") {
+                test_sources(&path, found);
+            }
+        } else if path
+            .extension()
+            .is_some_and(|e| TEST_SOURCES.contains(&e.to_string_lossy().as_ref()))
+        {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn a_long_test_file_says_why_at_its_top() {
+    let mut problems = Vec::new();
+    for name in TEST_TREES {
+        let mut files = Vec::new();
+        test_sources(&repository().join(name), &mut files);
+        for path in files {
+            let text = fs::read_to_string(&path).unwrap();
+            let lines = text.lines().count();
+            let opening: String = text
+                .lines()
+                .take(OPENING_LINES)
+                .collect::<Vec<_>>()
+                .join("\n");
+            if lines > LONG_FILE_LINES && !opening.contains(WHY_LONG) {
+                problems.push(format!(
+                    "{} has {lines} lines and its first {OPENING_LINES} lines do not say \"{WHY_LONG} …\"",
                     path.strip_prefix(repository()).unwrap_or(&path).display()
                 ));
             }

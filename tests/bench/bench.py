@@ -5,6 +5,10 @@
 A raw JSON-RPC client (no MCP library, so no library overhead is counted) drives the release
 binary against the Rustpad test server on loopback, prints a table and writes the figures to
 target/bench/results.json. Figures are medians (p50) and 90th percentiles in milliseconds.
+
+Why this file is long: every figure of docs/performance.md is measured in
+one run on one machine, so that the figures compare; each measurement is a
+short function beside the driver they share.
 """
 
 import http.client

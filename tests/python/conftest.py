@@ -9,6 +9,11 @@
 
 Binaries: RUSTPAD_MCP_BIN and RUSTPAD_TEST_SERVER_BIN, by default target/release/... in the
 workspace. Nothing here asserts on time: deadlines below only stop a hung test.
+
+Why this file is long: pytest shares fixtures across a suite only through
+conftest.py, and every suite here uses the same Rustpad, clients and raw
+exchanges; helpers that only one group of suites needs live beside them
+(http_harness.py, wasm_hosts.py, lattice.py).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from pathlib import Path
 from string import Template
 
 from conftest import RustpadServer, stop_process
-from test_http import SEAL_KEY, TOKEN
+from http_harness import SEAL_KEY, TOKEN
 from wasm_hosts import (
     COMPONENT,
     INSTANCE_MEMORY_BYTES,

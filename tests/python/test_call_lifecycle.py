@@ -20,7 +20,7 @@ from conftest import (
     request,
     run_server,
 )
-from test_http import LegacySession, exchange, http_client, http_server, modern_headers, modern_request
+from http_harness import LegacySession, exchange, http_client, http_server, modern_headers, modern_request
 
 pytestmark = pytest.mark.anyio
 

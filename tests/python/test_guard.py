@@ -8,6 +8,11 @@ capability, or ELICITATION=false) the two-call token takes its place.
 
 Tampered, expired and replayed request states and forged tokens are raw-wire cases, covered in
 tests/host-tests/tests/guard.rs; nothing here repeats them.
+
+Why this file is long: every rule of the guard is shown here through the
+one client a user has, in both eras and both ways of asking (a dialog, a
+token); the same pad states set up each, and reading them together is how a
+gap between the eras shows.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import pytest
 
 from conftest import RustpadServer, call, edits, legacy_session, minimal_env, ok, request, run_server
 from test_guard import Person, guarded_client
-from test_http import (
+from http_harness import (
     LEGACY,
     SEAL_KEY,
     LegacySession,

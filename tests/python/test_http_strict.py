@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from conftest import HANG_GUARD_SECONDS, MCP_BIN, RustpadServer, minimal_env
-from test_http import (
+from http_harness import (
     LEGACY,
     TOKEN,
     LegacySession,

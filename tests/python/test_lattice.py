@@ -23,7 +23,7 @@ import pytest
 
 from conftest import ALL_TOOLS, call, ok
 from lattice import SERVED_NAME, Lattice, lattice
-from test_http import exchange, http_client, modern_call, modern_headers, modern_request
+from http_harness import exchange, http_client, modern_call, modern_headers, modern_request
 from wasm_hosts import BEARER
 
 pytestmark = pytest.mark.anyio

@@ -30,7 +30,7 @@ from test_guard_everywhere import (
     result_text,
     with_approval,
 )
-from test_http import SEAL_KEY, http_server
+from http_harness import SEAL_KEY, http_server
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ from mcp import MCPError
 
 from test_precise_edits import PREAMBLE_START
 from test_guard import ERAS
-from test_http import exchange, http_server, modern_headers, modern_request
+from http_harness import exchange, http_server, modern_headers, modern_request
 
 pytestmark = pytest.mark.anyio
 

@@ -17,7 +17,7 @@ import pytest
 from mcp import MCPError
 
 from conftest import call, cursor_of, mcp_client, minimal_env, ok
-from test_http import http_client, http_server
+from http_harness import http_client, http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -312,7 +312,7 @@ def test_a_session_has_one_stream_at_a_time_and_it_carries_the_updates(rustpad, 
     import json
     from urllib.parse import urlsplit
 
-    from test_http import LEGACY, LegacySession
+    from http_harness import LEGACY, LegacySession
 
     rustpad.seed(pad, "text\n")
     uri = f"rustpad://{pad}"

@@ -20,7 +20,7 @@ import pytest
 from mcp.types import ElicitResult
 
 from conftest import ALL_TOOLS, call, failed, ok, text_of
-from test_http import LEGACY, exchange, http_client, modern_headers, modern_request
+from http_harness import LEGACY, exchange, http_client, modern_headers, modern_request
 from test_tls import tls_rustpad  # noqa: F401 (a fixture)
 from wasm_hosts import BEARER, HOSTS, HostProcess, Place, place, wasm_host
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from conftest import TEST_SERVER_BIN, RustpadServer, stop_process
-from test_http import SEAL_KEY, TOKEN
+from http_harness import SEAL_KEY, TOKEN
 
 ROOT = Path(__file__).resolve().parents[2]
 WASMTIME = Path(os.environ.get("WASMTIME_BIN", ROOT / "target/wasmtime-cli/wasmtime_cli/wasmtime"))

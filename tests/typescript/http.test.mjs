@@ -1,7 +1,7 @@
 // rustpad-mcp --http through the official TypeScript client's Streamable HTTP
 // transport: 2025-11-25 (a session; the confirmation dialog arrives on the
 // call's event stream) and 2026-07-28 (stateless; input_required and a retry).
-// The wire-level rules of the transport are pinned in tests/python/test_http.py.
+// The wire-level rules of the transport are pinned in tests/python/test_http*.py.
 
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';

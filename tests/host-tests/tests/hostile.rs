@@ -5,6 +5,10 @@
 //! hold) get a well-formed answer, never a crash, a hang or a write.
 //!
 //! Deadlines here only stop a hung test; nothing asserts on time.
+//!
+//! Why this file is long: each attack needs its own measured setup (a seeded
+//! history, a flood, a raw frame), and they share the memory probe and the
+//! raw driver that only this file uses.
 
 mod common;
 

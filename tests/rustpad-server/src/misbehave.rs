@@ -2,6 +2,11 @@
 //! can be tested against servers that are slow, wrong or hostile. The faithful code in
 //! `rustpad.rs` knows nothing about them: each mode either wraps its building blocks in a
 //! variant of the connection loop, or bypasses WebSocket framing altogether.
+//!
+//! Why this file is long: it is the one catalogue of a hostile Rustpad, read
+//! together when a test needs a new way to misbehave: each mode is a short arm
+//! of the same parse, describe and serve, and splitting them by kind would
+//! scatter what a reader compares.
 
 use std::convert::Infallible;
 use std::fmt;

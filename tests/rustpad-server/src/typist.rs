@@ -1,6 +1,10 @@
 //! A scripted Rustpad client that types seeded random keystrokes through the same client
 //! algorithm as the browser (ot.js style: one operation in flight, later ones buffered, remote
 //! operations transformed past both), so tests can run real concurrent editors.
+//!
+//! Why this file is long: the client algorithm (one operation in flight, the
+//! buffer, transforming remote operations past both) only holds as a whole,
+//! and its tests sit beside it.
 
 use std::fmt;
 use std::time::Duration;
