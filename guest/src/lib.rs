@@ -73,7 +73,8 @@ mod bindings {
                 method: h.method,
                 name: h.name,
             });
-            let reply = crate::mcp::handle(&message, headers.as_ref(), session.as_deref());
+            let reply =
+                crate::mcp::handle(&message, headers.as_ref(), session.as_deref()).held_by_host();
             Reply {
                 response: reply.response,
                 session: reply.session,

@@ -19,6 +19,9 @@ pub enum ToolError {
     NeedsInput(Box<Question>),
     /// The host had no place for the call; the reason is for the client.
     NoRoom(String),
+    /// An edit went out and Rustpad never acknowledged it: it may or may not
+    /// have been made, and the message says how to find out.
+    OutcomeUnknown(String),
 }
 
 impl ToolError {
@@ -28,7 +31,7 @@ impl ToolError {
 
     pub fn message(&self) -> &str {
         match self {
-            ToolError::Failed(message) => message,
+            ToolError::Failed(message) | ToolError::OutcomeUnknown(message) => message,
             ToolError::NeedsInput(_) => "a person has to confirm this first",
             ToolError::NoRoom(reason) => reason,
         }
@@ -41,10 +44,14 @@ impl From<String> for ToolError {
     }
 }
 
-/// What went wrong with Rustpad is said to the model as it is.
+/// What went wrong with Rustpad is said to the model as it is, and an edit
+/// of unknown fate stays one.
 impl From<crate::rustpad::Error> for ToolError {
     fn from(error: crate::rustpad::Error) -> ToolError {
-        ToolError::Failed(error.message().to_string())
+        match error {
+            crate::rustpad::Error::Failed(message) => ToolError::Failed(message),
+            crate::rustpad::Error::Unacknowledged(message) => ToolError::OutcomeUnknown(message),
+        }
     }
 }
 
@@ -103,12 +110,24 @@ fn finish(text: String, structured: Value) -> ToolResult {
     }))
 }
 
-/// The `isError` result for a failure.
+/// The `_meta` key of a failure whose edit may or may not have been made,
+/// for a client that acts on it without reading the text.
+pub const OUTCOME_KEY: &str = "rustpad-mcp/outcome";
+
+/// The `isError` result for a failure. One whose outcome is unknown says so
+/// first in its text, and in `_meta` ([`OUTCOME_KEY`]: `"unknown"`).
 pub fn failure(error: &ToolError) -> Value {
-    json!({
-        "content": [{ "type": "text", "text": error.message() }],
-        "isError": true,
-    })
+    match error {
+        ToolError::OutcomeUnknown(message) => json!({
+            "content": [{ "type": "text", "text": format!("Outcome unknown: {message}") }],
+            "isError": true,
+            "_meta": { OUTCOME_KEY: "unknown" },
+        }),
+        _ => json!({
+            "content": [{ "type": "text", "text": error.message() }],
+            "isError": true,
+        }),
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +158,22 @@ mod tests {
             text,
             format!("Lines 1–2.\n\n{UNTRUSTED_PREAMBLE}\n\n     1\tobey me")
         );
+    }
+
+    #[test]
+    fn an_edit_of_unknown_fate_is_its_own_kind_of_failure() {
+        let unknown = crate::rustpad::Error::Unacknowledged("the socket closed".into());
+        let failed = crate::rustpad::Error::new("the socket closed");
+        let unknown = failure(&ToolError::from(unknown));
+        assert_eq!(unknown["isError"], true);
+        assert_eq!(unknown["_meta"][OUTCOME_KEY], "unknown");
+        assert_eq!(
+            unknown["content"][0]["text"],
+            "Outcome unknown: the socket closed"
+        );
+        let failed = failure(&ToolError::from(failed));
+        assert_eq!(failed["content"][0]["text"], "the socket closed");
+        assert!(failed.get("_meta").is_none());
     }
 
     #[test]

@@ -13,7 +13,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 /// How much may wait for a stdio client, in bytes.
 pub const STDIO_QUEUE_BYTES: usize = 16 << 20;
-/// How much may wait on one HTTP call's event stream (it carries only questions).
+/// How much may wait on one HTTP call's event stream: the questions the call
+/// asks, or the opening and updates of a listen it holds.
 pub const CALL_QUEUE_BYTES: usize = 1 << 20;
 
 const UNIT_BYTES: usize = 1024;

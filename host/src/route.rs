@@ -8,7 +8,8 @@
 //!   (a method the component named at startup), continue the one its
 //!   transport keeps, or stand alone (a 2026-07-28 request).
 
-use rustpad_mcp_rules::headers::Claims;
+use rustpad_mcp_rules::era::Era;
+use rustpad_mcp_rules::headers::era_of;
 use serde_json::Value;
 
 use crate::jsonrpc::{CANCELLED, Envelope};
@@ -73,10 +74,12 @@ impl Router {
             };
         }
         let method = envelope.method.clone().unwrap_or_default();
-        let session = match Claims::read(text) {
-            Ok(claims) if claims.is_modern() => SessionUse::None,
-            _ if self.session_openers.contains(&method) => SessionUse::Opens,
-            _ => SessionUse::Continues,
+        let session = match era_of(text) {
+            // A body that speaks no revision with certainty joins no session:
+            // the component refuses it, as it refuses any repeated key.
+            Ok(Era::Modern) | Err(_) => SessionUse::None,
+            Ok(Era::Legacy) if self.session_openers.contains(&method) => SessionUse::Opens,
+            Ok(Era::Legacy) => SessionUse::Continues,
         };
         if method == CANCELLED {
             return Route::Cancel {
@@ -148,6 +151,15 @@ mod tests {
             r#"{{"jsonrpc":"2.0","id":1,"method":"{OPENER}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
         );
         assert_eq!(session_of(&modern), SessionUse::None);
+        // The era's one rule (rustpad_mcp_rules::era): a mark with a null
+        // value is 2026-07-28's too, and a mark given twice joins nothing.
+        let null = modern.replace(r#""2026-07-28""#, "null");
+        assert_eq!(session_of(&null), SessionUse::None);
+        let twice = open.replace(
+            r#""params":{}"#,
+            r#""params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+        );
+        assert_eq!(session_of(&twice), SessionUse::None);
         let other = Router::new(Vec::new());
         assert!(matches!(
             other.route(&open),

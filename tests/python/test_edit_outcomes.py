@@ -10,6 +10,9 @@ from conftest import ERAS, call, failed, ok
 
 pytestmark = pytest.mark.anyio
 
+# Where a failure says its edit may or may not have been made (guest/src/result.rs).
+OUTCOME_KEY = "rustpad-mcp/outcome"
+
 
 @pytest.fixture(params=ERAS)
 async def client(request, open_client):
@@ -25,9 +28,10 @@ async def test_no_ack_reports_an_unknown_outcome_and_warns_against_repeating(
 
     async def attempt(era: str, pad: str) -> None:
         async with open_client(era) as client:
-            messages[era] = failed(
-                await call(client, "append_to_document", {"id": pad, "text": "X"})
-            )
+            result = await call(client, "append_to_document", {"id": pad, "text": "X"})
+            messages[era] = failed(result)
+            # Its own kind of failure, for a client that acts without reading.
+            assert (result.meta or {}).get(OUTCOME_KEY) == "unknown", result
 
     pads = {era: new_pad(era) for era in ERAS}
     for pad in pads.values():
@@ -38,7 +42,7 @@ async def test_no_ack_reports_an_unknown_outcome_and_warns_against_repeating(
             group.start_soon(attempt, era, pad)
     for era, pad in pads.items():
         message = messages[era]
-        assert "unknown" in message, message
+        assert message.startswith("Outcome unknown: "), message
         assert "get_document" in message, message
         assert "append_to_document" in message, message
         # The edit did land: "unknown" was the honest answer, "failed" would have been wrong.
@@ -58,8 +62,10 @@ async def test_a_connection_dropped_on_edit_is_a_clear_error(client, rustpad, pa
 async def test_a_connection_dropped_after_applying_reports_an_unknown_outcome(client, rustpad, pad):
     rustpad.set_mode(pad, "apply-then-close")
     rustpad.seed(pad, "abc")
-    message = failed(await call(client, "append_to_document", {"id": pad, "text": "X"}))
-    assert "unknown" in message
+    result = await call(client, "append_to_document", {"id": pad, "text": "X"})
+    message = failed(result)
+    assert message.startswith("Outcome unknown: "), message
+    assert (result.meta or {}).get(OUTCOME_KEY) == "unknown", result
     assert "append_to_document" in message
     assert rustpad.text(pad) == "abcX"
 

@@ -6,10 +6,12 @@
 //! guess).
 
 use base64::Engine;
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::era::{self, Era};
+use crate::json::replace_lone_surrogates;
 use crate::methods::{self, Named};
 
 /// The header names, in lower case.
@@ -33,7 +35,7 @@ pub struct Claims {
     method: Option<String>,
     version: Option<Value>,
     has_capabilities: bool,
-    has_client_info: bool,
+    marked: bool,
     name: Option<Value>,
     uri: Option<Value>,
 }
@@ -61,12 +63,40 @@ struct Params<'a> {
 
 #[derive(Deserialize)]
 struct Meta<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow)]
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     version: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow)]
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     capabilities: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow)]
+    #[serde(
+        rename = "io.modelcontextprotocol/clientInfo",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     client_info: Option<&'a RawValue>,
+}
+
+impl Meta<'_> {
+    /// It carries one of 2026-07-28's keys, whatever the value ([`era`]).
+    fn marks(&self) -> bool {
+        self.version.is_some() || self.capabilities.is_some() || self.client_info.is_some()
+    }
+}
+
+/// A key that is there, even as `null` (which `Option` alone would read as
+/// absent).
+fn present<'de, D: Deserializer<'de>>(value: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(value).map(Some)
 }
 
 /// Reads `raw` as `T` when it is an object; anything else holds no claims.
@@ -102,7 +132,7 @@ impl Claims {
             method,
             version: small(meta.as_ref().and_then(|m| m.version))?,
             has_capabilities: meta.as_ref().is_some_and(|m| m.capabilities.is_some()),
-            has_client_info: meta.as_ref().is_some_and(|m| m.client_info.is_some()),
+            marked: meta.as_ref().is_some_and(Meta::marks),
             name: small(params.as_ref().and_then(|p| p.name))?,
             uri: small(params.as_ref().and_then(|p| p.uri))?,
         })
@@ -113,13 +143,13 @@ impl Claims {
         self.method.as_deref()
     }
 
-    /// A 2026-07-28 request: it carries one of that revision's `_meta` keys,
-    /// or calls `server/discover`, which only that revision has.
-    pub fn is_modern(&self) -> bool {
-        self.version.is_some()
-            || self.has_capabilities
-            || self.has_client_info
-            || self.method.as_deref().is_some_and(methods::only_modern)
+    /// The revision the body speaks (see [`era`]).
+    pub fn era(&self) -> Era {
+        era::decide(self.method.as_deref(), self.marked)
+    }
+
+    fn is_modern(&self) -> bool {
+        self.era() == Era::Modern
     }
 
     /// Checks the standard headers against the body. A complete 2026-07-28
@@ -157,6 +187,33 @@ impl Claims {
             }
         }
         Ok(())
+    }
+}
+
+/// A body that cannot say which revision it speaks: not JSON, or a key that
+/// tells the revision (or that a header repeats) given twice.
+#[derive(Debug)]
+pub struct Unreadable(pub serde_json::Error);
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for Unreadable {}
+
+/// The revision `body` speaks ([`crate::era`]). An escaped lone UTF-16 surrogate, which the
+/// dispatch reads as U+FFFD, is read the same way here.
+pub fn era_of(body: &str) -> Result<Era, Unreadable> {
+    match Claims::read(body) {
+        Ok(claims) => Ok(claims.era()),
+        Err(error) => match replace_lone_surrogates(body) {
+            Some(repaired) => Claims::read(&repaired)
+                .map(|claims| claims.era())
+                .map_err(Unreadable),
+            None => Err(Unreadable(error)),
+        },
     }
 }
 

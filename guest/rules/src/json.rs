@@ -175,9 +175,60 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 }
 
+/// Rewrites `\uD800`–`\uDFFF` escapes that do not form a pair as `\uFFFD`;
+/// None when there were none (the message is broken some other way).
+pub fn replace_lone_surrogates(message: &str) -> Option<String> {
+    let surrogate_at = |at: usize| -> Option<u16> {
+        let hex = message.get(at + 2..at + 6)?;
+        let unit = u16::from_str_radix(hex, 16).ok()?;
+        (message.get(at..at + 2) == Some("\\u") && (0xD800..=0xDFFF).contains(&unit))
+            .then_some(unit)
+    };
+    let mut repaired = String::with_capacity(message.len());
+    let mut replaced = false;
+    let mut rest = message.char_indices().peekable();
+    while let Some((at, c)) = rest.next() {
+        if c != '\\' {
+            repaired.push(c);
+            continue;
+        }
+        match surrogate_at(at) {
+            Some(0xD800..=0xDBFF) if surrogate_at(at + 6).is_some_and(|low| low >= 0xDC00) => {
+                repaired.push_str(&message[at..at + 12]);
+                for _ in 0..11 {
+                    rest.next();
+                }
+            }
+            Some(_) => {
+                repaired.push_str("\\uFFFD");
+                replaced = true;
+                for _ in 0..5 {
+                    rest.next();
+                }
+            }
+            None => {
+                repaired.push('\\');
+                if let Some((_, escaped)) = rest.next() {
+                    repaired.push(escaped);
+                }
+            }
+        }
+    }
+    replaced.then_some(repaired)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters_and_pairs_stay() {
+        assert_eq!(replace_lone_surrogates(r#"{"a":"\ud83c\udf89"}"#), None);
+        assert_eq!(
+            replace_lone_surrogates(r#"{"a":"x\ud800y\\ud800\udc00z\udfff"}"#).as_deref(),
+            Some(r#"{"a":"x\uFFFDy\\ud800\uFFFDz\uFFFD"}"#)
+        );
+    }
 
     fn at(text: &str) -> Option<(String, String)> {
         repeated_key(text).map(|r| (r.key, r.at))

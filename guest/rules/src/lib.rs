@@ -5,9 +5,11 @@
 //! - [`codes`]: the JSON-RPC error codes MCP uses;
 //! - [`status`]: the HTTP status a reply travels with on Streamable HTTP;
 //! - [`methods`]: which MCP methods exist, in which revisions, needing what;
+//! - [`era`]: which revision a message speaks;
 //! - [`headers`]: the standard headers of Streamable HTTP, which must repeat
 //!   what the body says;
-//! - [`json`]: no object of a message may give a key twice;
+//! - [`json`]: no object of a message may give a key twice, and how a lone
+//!   UTF-16 surrogate is read;
 //! - [`egress`]: the one origin that may be reached;
 //! - [`websocket`]: the bounds and deadlines of a connection to Rustpad;
 //! - [`gate`]: who may call an HTTP transport, and how a refusal is answered;
@@ -17,6 +19,7 @@
 
 pub mod codes;
 pub mod egress;
+pub mod era;
 pub mod gate;
 pub mod headers;
 pub mod json;

@@ -61,11 +61,10 @@ pub mod tally {
 }
 
 /// Subscriptions: a session's cannot be kept where nothing outlives a
-/// request; a held request is left here for the component's own handler to
-/// stream ([`crate::wasi_http`]), within the one response it has.
+/// request; a held request comes back in the dispatch's reply, for the
+/// component's own handler to stream ([`crate::wasi_http`]) within the one
+/// response it has.
 pub mod watches {
-    use std::cell::RefCell;
-
     /// One subject to watch, and the line to send when it changes.
     #[derive(Clone, Debug)]
     pub struct Watch {
@@ -74,38 +73,11 @@ pub mod watches {
         pub cursor: Option<String>,
     }
 
-    /// What `hold` asked for, for the handler to carry out.
-    pub struct Held {
-        pub opening: String,
-        pub closing: String,
-        pub watches: Vec<Watch>,
-    }
-
-    thread_local! {
-        static HELD: RefCell<Option<Held>> = const { RefCell::new(None) };
-    }
-
     pub fn start(_watch: &Watch) -> Result<(), String> {
         Err("this server runs in a WebAssembly host that keeps no sessions, so it cannot keep a subscription between requests; use subscriptions/listen (2026-07-28), which holds one request open".into())
     }
 
     pub fn stop(_subject: &str) -> bool {
         false
-    }
-
-    pub fn hold(opening: &str, closing: &str, watches: &[Watch]) -> Result<(), String> {
-        HELD.with(|held| {
-            *held.borrow_mut() = Some(Held {
-                opening: opening.into(),
-                closing: closing.into(),
-                watches: watches.to_vec(),
-            })
-        });
-        Ok(())
-    }
-
-    /// The hold the last message asked for, if any (taken once).
-    pub fn take_held() -> Option<Held> {
-        HELD.with(|held| held.borrow_mut().take())
     }
 }

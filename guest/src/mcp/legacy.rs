@@ -6,9 +6,9 @@ use rustpad_mcp_rules::codes::INVALID_REQUEST;
 use rustpad_mcp_rules::methods::Method;
 
 use super::Session;
-use super::methods::{self, Answered};
+use super::methods;
 use super::negotiate::can_show_forms;
-use super::request::{Request, RpcError};
+use super::request::{Answered, Request, RpcError};
 use crate::config::Config;
 use crate::tools::{CallContext, Era};
 

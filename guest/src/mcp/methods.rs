@@ -7,26 +7,10 @@ use serde_json::json;
 
 use rustpad_mcp_rules::methods::Method;
 
-use super::request::{Request, RpcError};
-use super::{Session, call, lists, negotiate, resources, subscriptions};
+use super::request::{Answered, Request, RpcError};
+use super::{call, lists, negotiate, resources, subscriptions};
 use crate::config::Config;
 use crate::tools::CallContext;
-
-/// What a method produced: its result, and for `initialize` the session it
-/// opens.
-pub(super) struct Answered {
-    pub result: serde_json::Value,
-    pub session: Option<Session>,
-}
-
-impl From<serde_json::Value> for Answered {
-    fn from(result: serde_json::Value) -> Answered {
-        Answered {
-            result,
-            session: None,
-        }
-    }
-}
 
 /// Answers `method`. `context` tells a tool call what its request carried,
 /// and is only asked for by `tools/call`.
@@ -43,6 +27,7 @@ pub(super) fn answer(
             return Ok(Answered {
                 result,
                 session: Some(session),
+                hold: None,
             });
         }
         Method::Ping => json!({}),
@@ -56,7 +41,7 @@ pub(super) fn answer(
         Method::ResourcesRead => resources::read(config, params)?,
         Method::ResourcesSubscribe => subscriptions::subscribe(config, params)?,
         Method::ResourcesUnsubscribe => subscriptions::unsubscribe(config, params)?,
-        Method::SubscriptionsListen => subscriptions::listen(config, request)?,
+        Method::SubscriptionsListen => return subscriptions::listen(config, request),
         Method::LoggingSetLevel => lists::set_level(params)?,
         Method::Check => {
             let (ok, report) =

@@ -30,11 +30,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use rustpad_mcp_rules::codes::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
+use rustpad_mcp_rules::era::Era;
 use rustpad_mcp_rules::headers::{Claims, StandardHeaders, version_problem};
 use rustpad_mcp_rules::methods::Method;
 
 use crate::config::Config;
-use request::{Outcome, RpcError};
+use request::{Answered, Outcome, RpcError};
 
 pub use lists::server_info;
 pub use subscriptions::{MAX_PADS_PER_LISTEN, ROUND, Round, watch_round};
@@ -52,13 +53,10 @@ pub fn session_openers() -> Vec<String> {
         .collect()
 }
 
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+use rustpad_mcp_rules::era::{META_CAPABILITIES, META_SERVER_INFO, META_VERSION};
 
 /// What handling one message produced (see the `reply` record in the WIT world).
-#[derive(Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 pub struct Reply {
     pub response: Option<String>,
     pub session: Option<String>,
@@ -66,6 +64,53 @@ pub struct Reply {
     pub error_code: Option<i64>,
     /// The server had no room for the call: retry shortly.
     pub busy: bool,
+    /// A request to hold open instead of answering now (a 2026-07-28
+    /// listen): whoever streams responses carries it out.
+    pub held: Option<Box<Held>>,
+}
+
+impl Reply {
+    /// Nothing to send: a notification, or a stray response.
+    pub fn is_silent(&self) -> bool {
+        self.response.is_none() && self.session.is_none() && self.held.is_none()
+    }
+
+    /// Hands a held request to rustpad-mcp's host (the `watches` import's
+    /// `hold`), which streams it: nothing is sent now, unless the host
+    /// cannot hold it.
+    #[cfg(not(feature = "wasi-http"))]
+    pub fn held_by_host(self) -> Reply {
+        let Some(held) = self.held else {
+            return self;
+        };
+        match crate::grants::watches::hold(&held.opening, &held.closing, &held.watches) {
+            Ok(()) => Reply::default(),
+            Err(reason) => held.refused(&reason),
+        }
+    }
+}
+
+/// A request held open: `opening` goes out at once, each watch's update
+/// while it is open, and `closing`, its response, when it ends.
+#[derive(Debug)]
+pub struct Held {
+    pub opening: String,
+    pub closing: String,
+    pub watches: Vec<crate::grants::watches::Watch>,
+    id: Option<Value>,
+}
+
+impl Held {
+    /// The response when it cannot be held (a cap reached).
+    pub fn refused(&self, reason: &str) -> Reply {
+        respond(
+            self.id.clone(),
+            Err(RpcError::new(
+                INVALID_REQUEST,
+                format!("Cannot listen: {reason}"),
+            )),
+        )
+    }
 }
 
 /// What a legacy-era connection negotiated, kept by the host between messages.
@@ -129,23 +174,38 @@ pub fn handle_with(
         return Reply::default();
     }
     let method = Method::parse(&request.method);
-    // Modern first: a 2026-07-28 request is served statelessly whatever its
-    // method, and `initialize` is not one of that revision's methods.
-    let (outcome, new_session) = match modern::meta(&request) {
-        Some(meta) => (modern::handle(config, &request, method, &meta), None),
-        None => match legacy::handle(config, &request, method, session.as_ref()) {
-            Ok(answered) => (Ok(answered.result), answered.session),
-            Err(error) => (Err(error), None),
-        },
+    // A 2026-07-28 request is served statelessly whatever its method, and
+    // `initialize` is not one of that revision's methods.
+    let answered = match request.era {
+        Era::Modern => modern::handle(config, &request, method),
+        Era::Legacy => legacy::handle(config, &request, method, session.as_ref()),
     };
-    // A listen that was held is answered when it ends, by the host.
-    let held = method == Some(Method::SubscriptionsListen) && outcome.is_ok();
-    if request.id.is_none() || held {
+    if request.id.is_none() {
         return Reply::default();
     }
-    Reply {
-        session: new_session.and_then(|session| serde_json::to_string(&session).ok()),
-        ..respond(request.id, outcome)
+    match answered {
+        Err(error) => respond(request.id, Err(error)),
+        Ok(Answered {
+            result,
+            hold: Some(hold),
+            ..
+        }) => Reply {
+            held: Some(Box::new(Held {
+                opening: hold.opening,
+                closing: respond(request.id.clone(), Ok(result))
+                    .response
+                    .unwrap_or_default(),
+                watches: hold.watches,
+                id: request.id,
+            })),
+            ..Reply::default()
+        },
+        Ok(Answered {
+            result, session, ..
+        }) => Reply {
+            session: session.and_then(|session| serde_json::to_string(&session).ok()),
+            ..respond(request.id, Ok(result))
+        },
     }
 }
 
@@ -175,10 +235,11 @@ fn check_headers(
             .ok()
             .and_then(|m| m.get("id").cloned())
     };
+    let modern = claims.era() == Era::Modern;
     let agreed = session
-        .filter(|_| !claims.is_modern())
+        .filter(|_| !modern)
         .map(|s| s.protocol_version.as_str());
-    if let Some(problem) = version_problem(headers, agreed, &SUPPORTED, claims.is_modern()) {
+    if let Some(problem) = version_problem(headers, agreed, &SUPPORTED, modern) {
         // Within a session the header disagrees with what the session agreed.
         let code = if agreed.is_some() {
             HEADER_MISMATCH
@@ -216,8 +277,8 @@ fn respond(id: Option<Value>, outcome: Outcome) -> Reply {
     };
     Reply {
         response: Some(message.to_string()),
-        session: None,
         error_code,
         busy,
+        ..Reply::default()
     }
 }

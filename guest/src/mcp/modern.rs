@@ -4,30 +4,16 @@
 use serde_json::{Map, Value, json};
 
 use rustpad_mcp_rules::codes::{INVALID_PARAMS, RESOURCE_NOT_FOUND, UNSUPPORTED_VERSION};
-use rustpad_mcp_rules::methods::{self as table, Cache, Method};
+use rustpad_mcp_rules::methods::{Cache, Method};
 
 use super::methods;
-use super::request::{Outcome, Request, RpcError};
+use super::request::{Answered, Request, RpcError};
 use super::{
-    META_CAPABILITIES, META_CLIENT_INFO, META_SERVER_INFO, META_VERSION, MODERN, SUPPORTED, lists,
-    negotiate,
+    META_CAPABILITIES, META_SERVER_INFO, META_VERSION, MODERN, SUPPORTED, lists, negotiate,
 };
 use crate::config::Config;
 use crate::guard::ANSWER_KEY;
 use crate::tools::{CallContext, Era};
-
-/// The `_meta` of a request meant for 2026-07-28: one that carries any of
-/// that revision's `_meta` keys, or calls a method only that revision has
-/// (so a `server/discover` without `_meta` is told what it lacks).
-pub(super) fn meta(request: &Request) -> Option<Map<String, Value>> {
-    let meta = request.params.get("_meta").and_then(Value::as_object);
-    let marked = meta.is_some_and(|meta| {
-        [META_VERSION, META_CAPABILITIES, META_CLIENT_INFO]
-            .iter()
-            .any(|key| meta.contains_key(*key))
-    });
-    (marked || table::only_modern(&request.method)).then(|| meta.cloned().unwrap_or_default())
-}
 
 /// A request of this era: its `_meta` must name this revision and the
 /// client's capabilities; every result says it is complete (unless it asks
@@ -36,8 +22,12 @@ pub(super) fn handle(
     config: &Config,
     request: &Request,
     method: Option<Method>,
-    meta: &Map<String, Value>,
-) -> Outcome {
+) -> Result<Answered, RpcError> {
+    let no_meta = Map::new();
+    let meta = match request.params.get("_meta") {
+        Some(Value::Object(meta)) => meta,
+        _ => &no_meta,
+    };
     let Some(version) = meta.get(META_VERSION).and_then(Value::as_str) else {
         return Err(RpcError::new(
             INVALID_PARAMS,
@@ -72,9 +62,9 @@ pub(super) fn handle(
             state: request_state(request)?,
         })
     };
-    let mut result = methods::answer(config, request, method, context)
-        .map_err(in_this_revision)?
-        .result;
+    let mut answered =
+        methods::answer(config, request, method, context).map_err(in_this_revision)?;
+    let result = &mut answered.result;
     match method.spec().cache {
         Cache::Not => {}
         Cache::Fixed => {
@@ -89,8 +79,11 @@ pub(super) fn handle(
     if result.get("resultType").is_none() {
         result["resultType"] = json!("complete");
     }
-    result["_meta"] = json!({ META_SERVER_INFO: lists::server_info() });
-    Ok(result)
+    if !result["_meta"].is_object() {
+        result["_meta"] = json!({});
+    }
+    result["_meta"][META_SERVER_INFO] = lists::server_info();
+    Ok(answered)
 }
 
 /// A missing resource is invalid params in this revision, with its URI.

@@ -1,10 +1,15 @@
-//! One JSON-RPC message from the client, parsed, and the errors a message
-//! can be answered with.
+//! One JSON-RPC message from the client, parsed, and what it can be
+//! answered with: a method's result, or an error.
 
 use serde_json::{Map, Value};
 
 use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
-use rustpad_mcp_rules::json::repeated_key;
+use rustpad_mcp_rules::era::Era;
+use rustpad_mcp_rules::headers::era_of;
+use rustpad_mcp_rules::json::{repeated_key, replace_lone_surrogates};
+
+use super::Session;
+use crate::grants::watches::Watch;
 
 pub(super) struct Request {
     pub id: Option<Value>,
@@ -13,6 +18,8 @@ pub(super) struct Request {
     /// The message escaped an unpaired UTF-16 surrogate (`"\ud800"`), which
     /// no Rust string can hold; it was read with U+FFFD in its place.
     pub lone_surrogates: bool,
+    /// The revision it speaks ([`rustpad_mcp_rules::era`]).
+    pub era: Era,
     /// `inputResponses` giving a key twice somewhere: no answer can be read
     /// from it with certainty (see `rustpad_mcp_rules::json`).
     pub ambiguous_answers: bool,
@@ -47,6 +54,32 @@ impl RpcError {
 }
 
 pub(super) type Outcome = Result<Value, RpcError>;
+
+/// What a method produced: its result, for `initialize` the session it
+/// opens, and for `subscriptions/listen` what the host holds open (the
+/// result is then the response sent when the listen ends).
+pub(super) struct Answered {
+    pub result: Value,
+    pub session: Option<Session>,
+    pub hold: Option<Hold>,
+}
+
+/// A request to hold open: the line that opens its stream, and the pads
+/// whose changes it carries.
+pub(super) struct Hold {
+    pub opening: String,
+    pub watches: Vec<Watch>,
+}
+
+impl From<Value> for Answered {
+    fn from(result: Value) -> Answered {
+        Answered {
+            result,
+            session: None,
+            hold: None,
+        }
+    }
+}
 
 /// Parses a message. `Ok(None)`: nothing to answer (a stray response).
 // Once per message, and the error is what gets answered: its size is no cost worth boxing for.
@@ -146,53 +179,15 @@ pub(super) fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, Rp
             ));
         }
     };
+    // What remains cannot be unreadable to the era's rule: the message is
+    // JSON and no key in it repeats.
+    let era = era_of(message).map_err(|_| not_json())?;
     Ok(Some(Request {
         id,
         method,
         params,
+        era,
         lone_surrogates,
         ambiguous_answers,
     }))
-}
-
-/// Rewrites `\uD800`–`\uDFFF` escapes that do not form a pair as `\uFFFD`;
-/// None when there were none (the message is broken some other way).
-pub(super) fn replace_lone_surrogates(message: &str) -> Option<String> {
-    let surrogate_at = |at: usize| -> Option<u16> {
-        let hex = message.get(at + 2..at + 6)?;
-        let unit = u16::from_str_radix(hex, 16).ok()?;
-        (message.get(at..at + 2) == Some("\\u") && (0xD800..=0xDFFF).contains(&unit))
-            .then_some(unit)
-    };
-    let mut repaired = String::with_capacity(message.len());
-    let mut replaced = false;
-    let mut rest = message.char_indices().peekable();
-    while let Some((at, c)) = rest.next() {
-        if c != '\\' {
-            repaired.push(c);
-            continue;
-        }
-        match surrogate_at(at) {
-            Some(0xD800..=0xDBFF) if surrogate_at(at + 6).is_some_and(|low| low >= 0xDC00) => {
-                repaired.push_str(&message[at..at + 12]);
-                for _ in 0..11 {
-                    rest.next();
-                }
-            }
-            Some(_) => {
-                repaired.push_str("\\uFFFD");
-                replaced = true;
-                for _ in 0..5 {
-                    rest.next();
-                }
-            }
-            None => {
-                repaired.push('\\');
-                if let Some((_, escaped)) = rest.next() {
-                    repaired.push(escaped);
-                }
-            }
-        }
-    }
-    replaced.then_some(repaired)
 }

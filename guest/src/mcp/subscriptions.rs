@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST};
+use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST};
 
-use super::request::{Outcome, Request, RpcError};
-use super::{META_SERVER_INFO, lists, resources};
+use super::request::{Answered, Hold, Outcome, Request, RpcError};
+use super::resources;
 use crate::config::Config;
 use crate::grants::watches::{self, Watch};
 use crate::rustpad::url::RustpadUrl;
@@ -65,8 +65,9 @@ pub(super) fn unsubscribe(config: &Config, params: &Map<String, Value>) -> Outco
 /// `subscriptions/listen`: the request is held open; its acknowledgement
 /// goes first, then an update whenever a named pad changes. The list
 /// notifications are never honoured, since those lists never change.
-/// The result is the one the host sends if it ends the listen itself.
-pub(super) fn listen(config: &Config, request: &Request) -> Outcome {
+/// The result is the listen's response, sent when it ends (the dispatch
+/// makes it the response of a [`super::Held`]).
+pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, RpcError> {
     let Some(filter) = request
         .params
         .get("notifications")
@@ -136,14 +137,14 @@ pub(super) fn listen(config: &Config, request: &Request) -> Outcome {
         "method": ACKNOWLEDGED,
         "params": { "_meta": { META_SUBSCRIPTION: id }, "notifications": agreed },
     });
-    let result = json!({
-        "resultType": "complete",
-        "_meta": { META_SUBSCRIPTION: id, META_SERVER_INFO: lists::server_info() },
-    });
-    let closing = json!({ "jsonrpc": "2.0", "id": id, "result": result });
-    watches::hold(&opening.to_string(), &closing.to_string(), &watches)
-        .map_err(|reason| RpcError::new(INVALID_REQUEST, format!("Cannot listen: {reason}")))?;
-    Ok(result)
+    Ok(Answered {
+        result: json!({ "_meta": { META_SUBSCRIPTION: id } }),
+        session: None,
+        hold: Some(Hold {
+            opening: opening.to_string(),
+            watches,
+        }),
+    })
 }
 
 /// The pad's revision now, from an invisible look: the watch starts there,
@@ -151,10 +152,7 @@ pub(super) fn listen(config: &Config, request: &Request) -> Outcome {
 /// place, as a read does; a pad that cannot be reached is the resource
 /// error.
 fn revision_now(url: &RustpadUrl, uri: &str, id: &str) -> Result<String, RpcError> {
-    crate::grants::calls::enter().map_err(|reason| RpcError {
-        busy: true,
-        ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
-    })?;
+    resources::take_call_place()?;
     let look = Look::open(url, id, None).map_err(|error| {
         resources::not_found(
             uri,

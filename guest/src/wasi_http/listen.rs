@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use wasip2::io::streams::OutputStream;
 
-use crate::grants::watches::Held;
+use super::write_all as write;
+use crate::mcp::Held;
 use crate::rustpad::url::RustpadUrl;
 use crate::rustpad::watch::{Look, Seen};
 
@@ -152,12 +153,4 @@ fn wait_until(until: Instant) {
 /// One server-sent event carrying `message`.
 fn event(message: &str) -> Vec<u8> {
     format!("event: message\ndata: {message}\n\n").into_bytes()
-}
-
-fn write(stream: &OutputStream, bytes: &[u8]) -> Result<(), ()> {
-    // The host takes at most 4096 bytes per blocking write.
-    for chunk in bytes.chunks(4096) {
-        stream.blocking_write_and_flush(chunk).map_err(drop)?;
-    }
-    Ok(())
 }

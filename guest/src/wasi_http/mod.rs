@@ -26,12 +26,12 @@ use rustpad_mcp_rules::status;
 use wasip2::http::types::{
     Fields, IncomingBody, IncomingRequest, Method, OutgoingBody, OutgoingResponse, ResponseOutparam,
 };
-use wasip2::io::streams::StreamError;
+use wasip2::io::streams::{OutputStream, StreamError};
 
 use crate::config::{self, Config};
 use crate::grants::tcp;
-use crate::grants::watches::{self, Held};
-use crate::mcp::{self, Session};
+
+use crate::mcp::{self, Held, Session};
 use crate::rustpad::url::RustpadUrl;
 
 mod listen;
@@ -156,13 +156,8 @@ impl Answer {
         };
         ResponseOutparam::set(out, Ok(response));
         if let Ok(stream) = body.write() {
-            // The host takes at most 4096 bytes per blocking write.
-            for chunk in self.body.chunks(4096) {
-                if stream.blocking_write_and_flush(chunk).is_err() {
-                    break;
-                }
-            }
-            if let Some(listening) = self.listen {
+            let written = write_all(&stream, &self.body);
+            if let (Ok(()), Some(listening)) = (written, self.listen) {
                 let (held, url) = *listening;
                 listen::stream(held, url.as_ref(), &stream);
             }
@@ -170,6 +165,15 @@ impl Answer {
         }
         let _ = OutgoingBody::finish(body, None);
     }
+}
+
+/// Writes all of `bytes` to a response body, in the pieces a host takes.
+fn write_all(stream: &OutputStream, bytes: &[u8]) -> Result<(), StreamError> {
+    // The host takes at most 4096 bytes per blocking write.
+    for chunk in bytes.chunks(4096) {
+        stream.blocking_write_and_flush(chunk)?;
+    }
+    Ok(())
 }
 
 /// The answer to one request.
@@ -261,11 +265,11 @@ fn answer_post(request: &IncomingRequest, headers: &HeaderMap, config: &Config) 
     };
     let session = Session::standalone(&standard);
     let reply = mcp::handle_with(config, &message, Some(&standard), session.as_deref());
+    if let Some(held) = reply.held {
+        return Answer::listen(*held, config.rustpad.clone());
+    }
     let Some(body) = reply.response else {
-        return match watches::take_held() {
-            Some(held) => Answer::listen(held, config.rustpad.clone()),
-            None => Answer::empty(StatusCode::ACCEPTED),
-        };
+        return Answer::empty(StatusCode::ACCEPTED);
     };
     let code = status::of_reply(reply.error_code, false, reply.busy);
     let mut answer = Answer::json(

@@ -82,8 +82,8 @@ impl Server {
                 "Server busy: too many requests are running; retry shortly",
             );
         };
-        let (out, questions) = outbox(CALL_QUEUE_BYTES);
-        // A held request (a listen) streams on the response too.
+        // The call's event stream: its questions, or a held listen's lines.
+        let (out, events) = outbox(CALL_QUEUE_BYTES);
         let watching = Watching {
             session: session.as_ref().and_then(|session| session.scope.clone()),
             holds: post::accepts_event_streams(&parts.headers).then(|| self.holds(out.clone())),
@@ -116,7 +116,7 @@ impl Server {
         };
         match launch(&self.runtime, call, self.trace) {
             Ok(running) => {
-                stream::respond(running, questions, session.is_some(), &self.sessions).await
+                stream::respond(running, events, session.is_some(), &self.sessions).await
             }
             Err(Grounded::Duplicate) => rpc_error(
                 StatusCode::BAD_REQUEST,

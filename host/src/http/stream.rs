@@ -1,6 +1,7 @@
 //! How a call's outcome travels back on the POST that carried it: plain JSON
-//! when it finishes without asking anything, or an event stream that starts
-//! with its first question and ends with its response. A question withdrawn
+//! when it finishes without streaming anything, or an event stream that starts
+//! with its first line (a question it asks, or the opening of a listen it
+//! holds) and ends with its response. A question withdrawn
 //! because the call ended without its answer goes out on the stream before
 //! it closes. A call stopped by the client gets nothing more.
 
@@ -26,12 +27,12 @@ use crate::outbox::Lines;
 /// proxies do not close it as idle.
 const KEEPALIVE: Duration = Duration::from_secs(20);
 
-/// The answer to a POST whose call is `running`, with the questions it may
-/// ask arriving on `questions`. `in_session`: the request came in a session,
+/// The answer to a POST whose call is `running`, with what it streams (its
+/// questions, or a held listen's opening and updates) arriving on `events`. `in_session`: the request came in a session,
 /// where every JSON-RPC answer is a 200.
 pub(super) async fn respond(
     mut running: Running,
-    mut questions: Lines,
+    mut events: Lines,
     in_session: bool,
     sessions: &Arc<Sessions>,
 ) -> Response<Body> {
@@ -42,9 +43,9 @@ pub(super) async fn respond(
             // Stopped before it asked anything: nothing more is said about it.
             None => event_stream(stream::empty()),
         },
-        Some(question) = questions.next() => {
-            let first = stream::iter([Ok(event(&question.line))]);
-            event_stream(first.chain(rest(running, questions)))
+        Some(first) = events.next() => {
+            let first = stream::iter([Ok(event(&first.line))]);
+            event_stream(first.chain(rest(running, events)))
         }
     }
 }
@@ -88,33 +89,33 @@ fn finished(ended: Ended, in_session: bool, sessions: &Sessions) -> Response<Bod
     response
 }
 
-/// The events after the first question: more questions, keepalives, then
-/// whatever was still queued when the call ended (a withdrawn question), and
-/// the response.
+/// The events after the first: more of them, keepalives, then whatever was
+/// still queued when the call ended (a withdrawn question, a last update),
+/// and the response.
 fn rest(
     running: Running,
-    questions: Lines,
+    events: Lines,
 ) -> impl futures_util::Stream<Item = Result<Frame<Bytes>, Infallible>> + Send {
-    stream::unfold(Some((running, questions)), |state| async move {
-        let (mut running, mut questions) = state?;
+    stream::unfold(Some((running, events)), |state| async move {
+        let (mut running, mut events) = state?;
         tokio::select! {
             biased;
             ended = &mut running => {
-                let mut events: Vec<Result<Frame<Bytes>, Infallible>> = Vec::new();
-                while let Some(queued) = questions.ready() {
-                    events.push(Ok(event(&queued.line)));
+                let mut last: Vec<Result<Frame<Bytes>, Infallible>> = Vec::new();
+                while let Some(queued) = events.ready() {
+                    last.push(Ok(event(&queued.line)));
                 }
                 if let Some(response) = ended.and_then(|ended| ended.response) {
-                    events.push(Ok(event(&response)));
+                    last.push(Ok(event(&response)));
                 }
-                Some((stream::iter(events).left_stream(), None))
+                Some((stream::iter(last).left_stream(), None))
             }
-            Some(question) = questions.next() => {
-                Some((stream::iter([Ok(event(&question.line))]).right_stream(), Some((running, questions))))
+            Some(next) = events.next() => {
+                Some((stream::iter([Ok(event(&next.line))]).right_stream(), Some((running, events))))
             }
             () = tokio::time::sleep(KEEPALIVE) => {
                 let keepalive = Ok(Frame::data(Bytes::from_static(b": keepalive\n\n")));
-                Some((stream::iter([keepalive]).right_stream(), Some((running, questions))))
+                Some((stream::iter([keepalive]).right_stream(), Some((running, events))))
             }
         }
     })
