@@ -17,7 +17,7 @@ use guest::guard::removal::{
 };
 use guest::guard::{STATE_TTL_SECONDS, TOKEN_TTL_SECONDS};
 use guest::text::thousands;
-use guest::tools::{ALL, catalogue};
+use guest::tools::ALL;
 
 fn facts() -> Vec<ToolFacts> {
     ALL.iter()
@@ -26,7 +26,7 @@ fn facts() -> Vec<ToolFacts> {
                 &tool.definition(),
                 tool.summary,
                 tool.asks_first,
-                catalogue::is_essential(tool),
+                tool.essential,
             )
         })
         .collect()

@@ -58,15 +58,21 @@ pub(super) const LOG_LEVELS: [&str; 8] = [
     "emergency",
 ];
 
-/// A prompt list, for a server that has none: empty, and a cursor names a
-/// page that does not exist.
-pub(super) fn empty_list(params: &Map<String, Value>, key: &str) -> Outcome {
+/// Every list here has one page, so any cursor names a page that does not
+/// exist; `which` says so in the error (`the list is empty`).
+pub(super) fn one_page(params: &Map<String, Value>, which: &str) -> Result<(), RpcError> {
     if params.get("cursor").is_some_and(|c| !c.is_null()) {
         return Err(RpcError::new(
             INVALID_PARAMS,
-            "Invalid params: unknown cursor (the list is empty)",
+            format!("Invalid params: unknown cursor ({which})"),
         ));
     }
+    Ok(())
+}
+
+/// A prompt list, for a server that has none.
+pub(super) fn empty_list(params: &Map<String, Value>, key: &str) -> Outcome {
+    one_page(params, "the list is empty")?;
     Ok(json!({ key: [] }))
 }
 
@@ -89,12 +95,7 @@ pub(super) fn discover() -> Value {
 }
 
 pub(super) fn list_tools(config: &Config, params: &Map<String, Value>) -> Outcome {
-    if params.get("cursor").is_some_and(|c| !c.is_null()) {
-        return Err(RpcError::new(
-            INVALID_PARAMS,
-            "Invalid params: unknown cursor (the tool list has one page)",
-        ));
-    }
+    one_page(params, "the tool list has one page")?;
     let tools: Vec<Value> = config.tools.iter().map(|tool| tool.definition()).collect();
     Ok(json!({ "tools": tools }))
 }

@@ -12,29 +12,29 @@ use serde_json::{Map, Value, json};
 
 use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND};
 
+use super::lists;
 use super::request::{Outcome, RpcError};
 use crate::config::Config;
-use crate::rustpad::http;
 use crate::rustpad::url::RustpadUrl;
 use crate::text::{self, MAX_RESULT_CHARS, UNTRUSTED_PREAMBLE};
+use crate::tools::GET_DOCUMENT;
 use crate::tools::args::check_id;
+use crate::tools::reading::whole_text;
 
 /// Where a pad is, as a resource.
 pub const SCHEME: &str = "rustpad://";
 /// The one resource template.
 pub const TEMPLATE: &str = "rustpad://{id}";
-/// The tool whose read the resources are.
-const READ_TOOL: &str = "get_document";
 /// Room left in a read for everything but the pad's text.
 const READ_OVERHEAD: usize = 2_000;
 
 pub(super) fn offered(config: &Config) -> bool {
-    config.tools.iter().any(|tool| tool.name == READ_TOOL)
+    config.tools.contains(&GET_DOCUMENT)
 }
 
 /// `resources/templates/list`: the pad template, when pads can be read.
 pub(super) fn templates(config: &Config, params: &Map<String, Value>) -> Outcome {
-    no_cursor(params)?;
+    lists::one_page(params, "the list has one page")?;
     let templates = if offered(config) {
         vec![json!({
             "uriTemplate": TEMPLATE,
@@ -51,18 +51,8 @@ pub(super) fn templates(config: &Config, params: &Map<String, Value>) -> Outcome
 
 /// `resources/list`: none, since Rustpad cannot say which pads it holds.
 pub(super) fn list(params: &Map<String, Value>) -> Outcome {
-    no_cursor(params)?;
+    lists::one_page(params, "the list has one page")?;
     Ok(json!({ "resources": [] }))
-}
-
-fn no_cursor(params: &Map<String, Value>) -> Result<(), RpcError> {
-    if params.get("cursor").is_some_and(|c| !c.is_null()) {
-        return Err(RpcError::new(
-            INVALID_PARAMS,
-            "Invalid params: unknown cursor (the list has one page)",
-        ));
-    }
-    Ok(())
 }
 
 /// The pad a resource URI names, on this server's Rustpad; the resource
@@ -75,7 +65,10 @@ pub(super) fn pad_of<'a>(
     if !offered(config) {
         return Err(not_found(
             uri,
-            "this server does not offer pads as resources here (its tool list leaves out get_document)".into(),
+            format!(
+                "this server does not offer pads as resources here (its tool list leaves out {})",
+                GET_DOCUMENT.name
+            ),
         ));
     }
     let Some(id) = uri.strip_prefix(SCHEME) else {
@@ -111,36 +104,32 @@ pub(super) fn uri_of<'a>(
 pub(super) fn read(config: &Config, params: &Map<String, Value>) -> Outcome {
     let uri = uri_of(params, "resources/read")?;
     let (rustpad, id) = pad_of(config, uri)?;
-    // Reaching Rustpad takes one of the host's places, as a tool call does.
-    crate::grants::calls::enter().map_err(|reason| RpcError {
-        busy: true,
-        ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
-    })?;
-    let response = http::get(rustpad, &format!("/api/text/{id}")).map_err(|error| {
+    take_call_place()?;
+    let read = whole_text(rustpad, id, MAX_RESULT_CHARS - READ_OVERHEAD).map_err(|error| {
         not_found(
             uri,
             format!("pad \"{id}\" cannot be read: {}", error.message()),
         )
     })?;
-    let raw = String::from_utf8_lossy(&response.body);
-    let cleaned = text::clean_text(&raw);
-    let (shown, cut) = text::fit_json_budget(&cleaned, MAX_RESULT_CHARS - READ_OVERHEAD);
     let mut said = format!(
         "{UNTRUSTED_PREAMBLE} This is pad \"{id}\" of Rustpad at {}.",
         rustpad.share_link(id)
     );
-    if raw.is_empty() {
+    if read.empty {
         said.push_str(" It is empty, or it never existed, or it has expired: Rustpad answers all three the same way.");
     }
-    if let Some((part, whole)) = cut {
+    if let Some((part, whole)) = read.cut {
         said.push_str(&format!(
             " Only its first {part} of {whole} characters fit; read the rest with get_document and start_line."
         ));
     }
-    let removed = text::char_len(&raw) - text::char_len(&cleaned);
-    if removed > 0 {
-        said.push_str(&format!(" {removed} control character(s) were removed."));
+    if read.removed > 0 {
+        said.push_str(&format!(
+            " {} control character(s) were removed.",
+            read.removed
+        ));
     }
+    let shown = read.shown;
     Ok(json!({
         "contents": [{
             "uri": uri,
@@ -149,6 +138,15 @@ pub(super) fn read(config: &Config, params: &Map<String, Value>) -> Outcome {
             "_meta": { "untrusted": true, "source": "rustpad" },
         }],
     }))
+}
+
+/// Reaching Rustpad outside a tool call (a read, a subscription's start)
+/// takes one of the host's places, as a tool call does.
+pub(super) fn take_call_place() -> Result<(), RpcError> {
+    crate::grants::calls::enter().map_err(|reason| RpcError {
+        busy: true,
+        ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
+    })
 }
 
 /// No such resource: the revision's own code is the era adapter's to give.

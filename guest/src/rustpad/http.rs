@@ -28,6 +28,14 @@ pub struct Response {
     pub body: Vec<u8>,
 }
 
+/// A pad's text as Rustpad's HTTP API gives it (`/api/text/<id>`): empty for
+/// an empty pad, and for one that never existed or has expired. Bytes that
+/// are not UTF-8 become U+FFFD rather than failing the read.
+pub fn pad_text(url: &RustpadUrl, id: &str) -> Result<String, Error> {
+    let response = get(url, &format!("/api/text/{id}"))?;
+    Ok(String::from_utf8_lossy(&response.body).into_owned())
+}
+
 /// GETs `path` (which starts with `/api/`) and returns a 2xx response.
 /// Any other status becomes an error that names it and shows the body, cleaned.
 pub fn get(url: &RustpadUrl, path: &str) -> Result<Response, Error> {

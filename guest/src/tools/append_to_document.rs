@@ -1,11 +1,12 @@
 //! `append_to_document`: text added at the end of a pad; what people type
 //! elsewhere at the same moment stays as it is.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::args::{NonEmptyText, PadId};
-use super::schema::{self, described};
+use super::schema;
 use super::session::{check_limit, with_session, written};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
@@ -26,9 +27,10 @@ pub static TOOL: Tool = Tool {
         idempotent: false,
         open_world: false,
     },
+    essential: true,
     asks_first: false,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -37,15 +39,6 @@ fn description() -> String {
     "Adds text at the end of a pad. Everything else, including what people type at the same moment, stays as it is. The text is added exactly as given: start it with a newline to begin a new line.".to_string()
 }
 
-fn input() -> Fields {
-    schema::fields(
-        json!({
-            "id": schema::id(),
-            "text": described(schema::text(1), "Text to add at the end, exactly as given"),
-        }),
-        &["id", "text"],
-    )
-}
 
 fn output() -> Fields {
     schema::written(
@@ -54,10 +47,11 @@ fn output() -> Fields {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
+    /// Text to add at the end, exactly as given
     #[serde(borrow)]
     text: NonEmptyText<'a>,
 }

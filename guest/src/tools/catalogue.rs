@@ -1,6 +1,6 @@
-//! What the catalogue says across tools: the curated `essential` preset,
-//! lookup by name, and the sentences and figures several descriptions share
-//! (formatted from the guard's constants, so no description retypes them).
+//! What the catalogue says across tools: lookup by name, and the sentences
+//! and figures several descriptions share (formatted from the guard's
+//! constants, so no description retypes them).
 
 use super::ALL;
 use super::tool::Tool;
@@ -9,22 +9,9 @@ use crate::guard::removal::{
 };
 use crate::text::thousands;
 
-/// The curated preset `essential`: what most sessions need, and no more.
-pub const ESSENTIAL: [&str; 5] = [
-    "get_document",
-    "get_document_info",
-    "create_document",
-    "set_document",
-    "append_to_document",
-];
-
 /// The tool called `name`, if there is one.
 pub fn from_name(name: &str) -> Option<&'static Tool> {
     ALL.iter().copied().find(|tool| tool.name == name)
-}
-
-pub fn is_essential(tool: &Tool) -> bool {
-    ESSENTIAL.contains(&tool.name)
 }
 
 pub const EPHEMERAL: &str = "Pads are ephemeral: Rustpad forgets a pad when it restarts (unless it persists to a database) and after a day in which nobody opened it.";
@@ -90,9 +77,21 @@ mod tests {
             );
             assert_eq!(from_name(tool.name), Some(*tool));
         }
-        for name in ESSENTIAL {
-            assert!(from_name(name).is_some(), "{name}");
-        }
+        let essential: Vec<&str> = ALL
+            .iter()
+            .filter(|tool| tool.essential)
+            .map(|tool| tool.name)
+            .collect();
+        assert_eq!(
+            essential,
+            [
+                "get_document",
+                "get_document_info",
+                "create_document",
+                "set_document",
+                "append_to_document"
+            ]
+        );
     }
 
     /// A destructive tool takes back what it cannot restore, so it asks a

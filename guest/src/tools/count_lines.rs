@@ -2,6 +2,7 @@
 //! adding a tool takes (this file and one line in the list in `tools`), and
 //! lets the catalogue and docs tests say what a real one would still need.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -18,9 +19,10 @@ pub static TOOL: Tool = Tool {
     summary: "How many lines a pad has",
     description,
     annotations: Annotations::READ,
+    essential: false,
     asks_first: false,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -29,9 +31,6 @@ fn description() -> String {
     "Counts the lines of a pad as an editor shows them.".to_string()
 }
 
-fn input() -> Fields {
-    schema::fields(json!({ "id": schema::id() }), &["id"])
-}
 
 fn output() -> Fields {
     schema::fields(
@@ -40,7 +39,7 @@ fn output() -> Fields {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
@@ -48,15 +47,13 @@ struct Arguments<'a> {
 
 fn run(call: &Call) -> ToolResult {
     let Arguments { id: PadId(id) } = call.arguments()?;
-    let response = http::get(call.url, &format!("/api/text/{id}"))?;
-    let text = String::from_utf8_lossy(&response.body);
+    let text = http::pad_text(call.url, id)?;
     let lines = text.split('\n').count();
     result::data(json!({ "id": id, "lines": lines }))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::catalogue::is_essential;
     use super::super::catalogue_docs::{self, ToolFacts, repository};
     use super::super::{ALL, selection};
     use super::TOOL;
@@ -81,7 +78,7 @@ mod tests {
                     &tool.definition(),
                     tool.summary,
                     tool.asks_first,
-                    is_essential(tool),
+                    tool.essential,
                 )
             })
             .collect();

@@ -1,12 +1,13 @@
 //! `create_document`: a new pad (a random id or a chosen one), optionally
 //! with text and an editor language.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::args::{Language, PadId, Text};
 use super::catalogue::EPHEMERAL;
-use super::schema::{self, described};
+use super::schema;
 use super::session::{outcome, with_session};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
@@ -27,9 +28,10 @@ pub static TOOL: Tool = Tool {
         idempotent: true,
         open_world: false,
     },
+    essential: true,
     asks_first: false,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -40,16 +42,6 @@ fn description() -> String {
     )
 }
 
-fn input() -> Fields {
-    schema::fields(
-        json!({
-            "id": described(schema::id(), "Id for the new pad; omit it to get a random one"),
-            "text": described(schema::text(0), "Initial content"),
-            "language": schema::language(),
-        }),
-        &[],
-    )
-}
 
 fn output() -> Fields {
     schema::written(
@@ -58,10 +50,12 @@ fn output() -> Fields {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
+    /// Id for the new pad; omit it to get a random one
     #[serde(borrow)]
     id: Option<PadId<'a>>,
+    /// Initial content
     #[serde(borrow)]
     text: Option<Text<'a>>,
     #[serde(borrow)]

@@ -10,6 +10,7 @@
 //! and the line ranges in the result are taken from it.
 use operational_transform::OperationSeq;
 use ropey::Rope;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -45,9 +46,10 @@ pub static TOOL: Tool = Tool {
         idempotent: false,
         open_world: false,
     },
+    essential: false,
     asks_first: true,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -56,36 +58,6 @@ fn description() -> String {
     format!("Makes up to {MAX_EDITS} exact-text edits to a pad as one change. Each edit replaces old_text with new_text; old_text must occur exactly once in the text, or exactly once starting on the given line. An empty old_text with a line inserts new_text at the start of that line (one past the last line appends at the very end; start new_text with a line break if the pad does not end with one). All edits are located in the same text and must not overlap. Pass the base from a get_document window (or an earlier edit_document result) to state the edits against that text: edits people made since are kept, and your edits land where you read them. Without a base the pad as it is now is used. Any problem refuses the whole batch and nothing is written. The result has a unified diff, the new revision and base, and the lines each edit's new text now occupies, with the names of anyone whose caret or selection is on them. dry_run: true returns the diff and whether a person would be asked, and writes nothing. A person is asked first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when the change would remove {}, {}.", removal_threshold(), removals_counted())
 }
 
-fn input() -> Fields {
-    schema::fields(
-        json!({
-            "id": schema::id(),
-            "edits": {
-                "type": "array",
-                "minItems": 1,
-                "maxItems": MAX_EDITS,
-                "description": "The edits, all located in the same text (they do not see each other) and made as one change",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "old_text": described(schema::text(0), "Exact text to replace, copied from the pad without line numbers; must occur once (or once starting on line). Empty: insert at the start of line"),
-                        "new_text": described(schema::text(0), "What to put in its place; empty deletes old_text"),
-                        "line": described(schema::line(), "The line old_text starts on, to pick one of several occurrences; required when old_text is empty"),
-                    },
-                    "required": ["old_text", "new_text"],
-                    "additionalProperties": false,
-                },
-            },
-            "base": described(schema::base(), "The base from the get_document window (or edit_document result) the edits were read in; omit it to edit the pad as it is now"),
-            "dry_run": {
-                "type": "boolean",
-                "default": false,
-                "description": "Return the diff and whether a person would be asked, and write nothing",
-            },
-        }),
-        &["id", "edits"],
-    )
-}
 
 fn output() -> Fields {
     schema::written(
@@ -132,13 +104,16 @@ fn output() -> Fields {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
+    /// The edits, all located in the same text (they do not see each other) and made as one change
     #[serde(borrow)]
     edits: Edits<'a>,
+    /// The base from the get_document window (or edit_document result) the edits were read in; omit it to edit the pad as it is now
     base: Option<GivenBase>,
+    /// Return the diff and whether a person would be asked, and write nothing
     #[serde(default)]
     dry_run: Flag,
 }

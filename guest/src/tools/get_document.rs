@@ -1,6 +1,7 @@
 //! `get_document`: a pad's plain text over HTTP, or a numbered window of its
 //! lines with a base ([`super::window`]).
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, json};
 
@@ -8,12 +9,12 @@ use super::args::{Line, PadId};
 use super::catalogue::EPHEMERAL;
 use super::schema::{self, described};
 use super::people;
+use super::reading::whole_text;
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use super::window::{LineWindow, get_window};
 use crate::result::{self, ToolResult};
-use crate::rustpad::http;
-use crate::text::{self, MAX_RESULT_CHARS};
+use crate::text::MAX_RESULT_CHARS;
 
 pub static TOOL: Tool = Tool {
     name: "get_document",
@@ -21,9 +22,10 @@ pub static TOOL: Tool = Tool {
     summary: "Read a pad's plain text, or a numbered window of its lines",
     description,
     annotations: Annotations::READ,
+    essential: true,
     asks_first: false,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -34,16 +36,6 @@ fn description() -> String {
     )
 }
 
-fn input() -> Fields {
-    schema::fields(
-        json!({
-            "id": schema::id(),
-            "start_line": described(schema::line(), "First line of a window (1-based). With start_line or end_line the result is those lines, numbered, with a base for edit_document"),
-            "end_line": described(schema::line(), "Last line of a window, inclusive; past the last line means to the end"),
-        }),
-        &["id"],
-    )
-}
 
 fn output() -> Fields {
     schema::fields(
@@ -79,11 +71,13 @@ fn output() -> Fields {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
+    /// First line of a window (1-based). With start_line or end_line the result is those lines, numbered, with a base for edit_document
     start_line: Option<Line>,
+    /// Last line of a window, inclusive; past the last line means to the end
     end_line: Option<Line>,
 }
 
@@ -103,12 +97,10 @@ fn run(call: &Call) -> ToolResult {
         };
         return get_window(call.url, id, &window);
     }
-    let response = http::get(call.url, &format!("/api/text/{id}"))?;
-    let raw = String::from_utf8_lossy(&response.body);
-    let cleaned = text::clean_text(&raw);
+    let read = whole_text(call.url, id, MAX_RESULT_CHARS - RESULT_OVERHEAD)?;
     let mut payload = Map::new();
     payload.insert("id".into(), json!(id));
-    if raw.is_empty() {
+    if read.empty {
         payload.insert("text".into(), json!(""));
         payload.insert("empty".into(), json!(true));
         payload.insert(
@@ -119,10 +111,9 @@ fn run(call: &Call) -> ToolResult {
         );
         return result::untrusted(payload);
     }
-    let (shown, truncated) = text::fit_json_budget(&cleaned, MAX_RESULT_CHARS - RESULT_OVERHEAD);
-    payload.insert("text".into(), json!(shown));
+    payload.insert("text".into(), json!(read.shown));
     let mut notes = Vec::new();
-    if let Some((shown, total)) = truncated {
+    if let Some((shown, total)) = read.cut {
         payload.insert(
             "truncated".into(),
             json!({ "shown": shown, "total": total }),
@@ -131,10 +122,10 @@ fn run(call: &Call) -> ToolResult {
             "Only the first {shown} of {total} characters fit in one result."
         ));
     }
-    let removed = text::char_len(&raw) - text::char_len(&cleaned);
-    if removed > 0 {
+    if read.removed > 0 {
         notes.push(format!(
-            "{removed} control character(s) were removed from the text shown; a search string copied from it may not match the pad exactly."
+            "{} control character(s) were removed from the text shown; a search string copied from it may not match the pad exactly.",
+            read.removed
         ));
     }
     if !notes.is_empty() {

@@ -7,6 +7,7 @@
 //! when that text is as long as the look said: a pad that changed between
 //! the two says so instead.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, json};
 
@@ -26,9 +27,10 @@ pub static TOOL: Tool = Tool {
     summary: "Length, revision, language, who has the pad open and where they are working",
     description,
     annotations: Annotations::READ,
+    essential: true,
     asks_first: false,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -39,9 +41,6 @@ fn description() -> String {
     )
 }
 
-fn input() -> Fields {
-    schema::fields(json!({ "id": schema::id() }), &["id"])
-}
 
 fn output() -> Fields {
     schema::fields(
@@ -72,7 +71,7 @@ fn output() -> Fields {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
@@ -101,8 +100,7 @@ fn run(call: &Call) -> ToolResult {
     let mut note = EPHEMERAL.to_string();
     if !positions.is_empty() {
         // Where people are is extra: a failed read leaves it out, not the rest.
-        let text = http::get(call.url, &format!("/api/text/{id}"))
-            .map(|response| ropey::Rope::from_str(&String::from_utf8_lossy(&response.body)));
+        let text = http::pad_text(call.url, id).map(|text| ropey::Rope::from_str(&text));
         match text {
             Ok(text) if text.len_chars() == length => {
                 let named = positions.iter().map(|(name, at)| (name.as_str(), at));

@@ -2,6 +2,9 @@
 
 use serde_json::json;
 
+use schemars::JsonSchema;
+
+use super::args::NoArguments;
 use super::schema;
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
@@ -14,9 +17,10 @@ pub static TOOL: Tool = Tool {
     summary: "Server start time and document counts",
     description,
     annotations: Annotations::READ,
+    essential: false,
     asks_first: false,
     waits: false,
-    input,
+    input: NoArguments::json_schema,
     output,
     run,
 };
@@ -25,9 +29,6 @@ fn description() -> String {
     "Returns the Rustpad server's statistics: when it started, how many pads it holds in memory, and how many it has persisted to its database (0 without one).".to_string()
 }
 
-fn input() -> Fields {
-    schema::fields(json!({}), &[])
-}
 
 fn output() -> Fields {
     schema::fields(

@@ -15,6 +15,7 @@ mod diff;
 mod edit_effect;
 pub mod locate;
 mod people;
+pub mod reading;
 mod schema;
 pub mod selection;
 mod session;
@@ -58,14 +59,11 @@ tools! {
     count_lines,
 }
 
+/// The tool that reads pads: pads are resources exactly where it is offered.
+pub static GET_DOCUMENT: &Tool = &get_document::TOOL;
+
 /// Which protocol revision a call came in on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Era {
-    /// 2025-11-25 / 2025-06-18: `initialize`, server-pushed elicitation.
-    Legacy,
-    /// 2026-07-28: stateless, `input_required` results.
-    Modern,
-}
+pub use rustpad_mcp_rules::era::Era;
 
 /// What a tool call knows about the request it came in.
 pub struct CallContext {

@@ -4,12 +4,13 @@
 
 use operational_transform::OperationSeq;
 use ropey::Rope;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::args::{Flag, NonEmptyText, PadId, Text};
 use super::catalogue::removals_counted;
-use super::schema::{self, described};
+use super::schema;
 use super::session::{
     check_limit, judge_removal, pad_of, queue_for_removal, text_of, with_session, written,
 };
@@ -35,9 +36,10 @@ pub static TOOL: Tool = Tool {
         idempotent: false,
         open_world: false,
     },
+    essential: false,
     asks_first: true,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -49,34 +51,22 @@ fn description() -> String {
     )
 }
 
-fn input() -> Fields {
-    schema::fields(
-        json!({
-            "id": schema::id(),
-            "search": described(schema::text(1), "The exact string to find (literal, not a regular expression)"),
-            "replace": described(schema::text(0), "What to put in its place; may be empty to delete the match"),
-            "replace_all": {
-                "type": "boolean",
-                "default": false,
-                "description": "Replace every occurrence instead of requiring exactly one",
-            },
-        }),
-        &["id", "search", "replace"],
-    )
-}
 
 fn output() -> Fields {
     schema::written(json!({ "replacements": schema::integer() }), &["replacements"])
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
+    /// The exact string to find (literal, not a regular expression)
     #[serde(borrow)]
     search: NonEmptyText<'a>,
+    /// What to put in its place; may be empty to delete the match
     #[serde(borrow)]
     replace: Text<'a>,
+    /// Replace every occurrence instead of requiring exactly one
     #[serde(default)]
     replace_all: Flag,
 }

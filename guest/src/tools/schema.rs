@@ -1,12 +1,8 @@
-//! The pieces the tools' schemas are made of, so that an argument every tool
-//! shares (a pad id, a text, a base) is described once, with the limits
-//! [`super::args`] enforces.
+//! The pieces the tools' output schemas are made of, so that a field every
+//! result shares (a pad's id and link, its length) is described once. Input
+//! schemas are derived from the arguments' types ([`super::args`]).
 
 use serde_json::{Value, json};
-
-use super::args::MAX_LINE;
-use crate::rustpad::base;
-use crate::text::{MAX_DOCUMENT_CHARS, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOKEN_CHARS};
 
 /// A schema's `properties` and the names among them that are `required`.
 pub struct Fields {
@@ -37,11 +33,6 @@ pub fn integer() -> Value {
 
 pub fn line_number() -> Value {
     json!({ "type": "integer", "minimum": 1 })
-}
-
-/// A line argument: at most one past the longest pad's last line.
-pub fn line() -> Value {
-    json!({ "type": "integer", "minimum": 1, "maximum": MAX_LINE })
 }
 
 pub fn string() -> Value {
@@ -92,41 +83,4 @@ pub fn written(own: Value, own_required: &[&'static str]) -> Fields {
 pub fn described(mut schema: Value, description: &str) -> Value {
     schema["description"] = json!(description);
     schema
-}
-
-pub fn id() -> Value {
-    json!({
-        "type": "string",
-        "minLength": 1,
-        "maxLength": MAX_ID_CHARS,
-        "pattern": "^[A-Za-z0-9._-]+$",
-        "description": "The pad's id: the part after # in its link",
-    })
-}
-
-pub fn text(min: usize) -> Value {
-    json!({ "type": "string", "minLength": min, "maxLength": MAX_DOCUMENT_CHARS })
-}
-
-pub fn language() -> Value {
-    json!({
-        "type": "string",
-        "minLength": 1,
-        "maxLength": MAX_LANGUAGE_CHARS,
-        "pattern": "^[A-Za-z0-9+#.-]+$",
-        "description": "Monaco language id for syntax highlighting, e.g. \"markdown\", \"javascript\", \"rust\", \"plaintext\"",
-    })
-}
-
-pub fn base() -> Value {
-    json!({ "type": "string", "pattern": base::PATTERN })
-}
-
-pub fn token() -> Value {
-    json!({
-        "type": "string",
-        "minLength": 1,
-        "maxLength": MAX_TOKEN_CHARS,
-        "description": "Only where the client cannot show a confirmation dialog: the token a previous call with the same arguments returned. Omit it on the first call.",
-    })
 }

@@ -2,13 +2,13 @@
 //! (names, `prefix*` patterns, the `essential` preset) and RUSTPAD_READ_ONLY.
 
 use super::ALL;
-use super::catalogue::{from_name, is_essential};
+use super::catalogue::from_name;
 use super::tool::Tool;
 
 /// Destructive tools newer than the rest: an operator whose deny list was
 /// written before they existed has not decided about them, so startup says
 /// they are offered.
-const NEWER_DESTRUCTIVE: [&str; 1] = ["edit_document"];
+static NEWER_DESTRUCTIVE: [&Tool; 1] = [&super::edit_document::TOOL];
 
 /// One entry of RUSTPAD_ALLOW_TOOLS / RUSTPAD_DENY_TOOLS.
 enum Entry {
@@ -20,7 +20,7 @@ enum Entry {
 impl Entry {
     fn matches(&self) -> Vec<&'static Tool> {
         match self {
-            Entry::Essential => ALL.iter().copied().filter(|t| is_essential(t)).collect(),
+            Entry::Essential => ALL.iter().copied().filter(|t| t.essential).collect(),
             Entry::Exact(tool) => vec![*tool],
             Entry::Prefix(prefix) => ALL
                 .iter()
@@ -135,8 +135,9 @@ pub fn select(
         notices.extend(
             NEWER_DESTRUCTIVE
                 .iter()
-                .filter(|name| selected.iter().any(|tool| tool.name == **name))
-                .map(|name| {
+                .filter(|newer| selected.contains(newer))
+                .map(|newer| {
+                    let name = newer.name;
                     format!(
                         "rustpad-mcp: RUSTPAD_DENY_TOOLS does not mention {name}, a destructive tool new in this version (see CHANGELOG.md), so it is offered; add {name} to RUSTPAD_DENY_TOOLS if this server should not offer it"
                     )

@@ -2,11 +2,12 @@
 //! when the pad is not empty, since the old content cannot be restored.
 
 use ropey::Rope;
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::args::{PadId, Text};
-use super::schema::{self, described};
+use super::schema;
 use super::session::{outcome, pad_of, text_of, with_session, written};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
@@ -29,9 +30,10 @@ pub static TOOL: Tool = Tool {
         idempotent: true,
         open_world: false,
     },
+    essential: true,
     asks_first: true,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -40,15 +42,6 @@ fn description() -> String {
     "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content cannot be restored. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string()
 }
 
-fn input() -> Fields {
-    schema::fields(
-        json!({
-            "id": schema::id(),
-            "text": described(schema::text(0), "The complete new content; may be empty to clear the pad"),
-        }),
-        &["id", "text"],
-    )
-}
 
 fn output() -> Fields {
     schema::written(
@@ -57,10 +50,11 @@ fn output() -> Fields {
     )
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
+    /// The complete new content; may be empty to clear the pad
     #[serde(borrow)]
     text: Text<'a>,
 }

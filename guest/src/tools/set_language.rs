@@ -1,6 +1,7 @@
 //! `set_language`: a pad's syntax-highlighting language, which everyone who
 //! has it open sees change.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -24,9 +25,10 @@ pub static TOOL: Tool = Tool {
         idempotent: true,
         open_world: false,
     },
+    essential: false,
     asks_first: false,
     waits: false,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -35,18 +37,12 @@ fn description() -> String {
     "Sets a pad's syntax-highlighting language (a Monaco language id such as \"markdown\", \"python\" or \"rust\"). Everyone who has the pad open sees the change; the last one set wins.".to_string()
 }
 
-fn input() -> Fields {
-    schema::fields(
-        json!({ "id": schema::id(), "language": schema::language() }),
-        &["id", "language"],
-    )
-}
 
 fn output() -> Fields {
     schema::written(json!({ "language": schema::string() }), &["language"])
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,

@@ -7,10 +7,12 @@
 use std::cell::OnceCell;
 use std::fmt;
 
+use schemars::generate::SchemaSettings;
+use schemars::{Schema, SchemaGenerator};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::args;
+use super::args::{self, ConfirmToken};
 use super::schema::{self, Fields};
 use crate::guard::{Guard, Pad, Proposal, Verdict};
 use crate::result::{ToolError, ToolResult};
@@ -44,6 +46,9 @@ pub struct Tool {
     pub summary: &'static str,
     pub description: fn() -> String,
     pub annotations: Annotations,
+    /// It is in the curated preset `essential`: what most sessions need,
+    /// and no more.
+    pub essential: bool,
     /// It may ask a person before it acts (👤 in the docs): it takes
     /// `confirm_token`, which its input schema gets from here.
     pub asks_first: bool,
@@ -51,8 +56,9 @@ pub struct Tool {
     /// one of the host's places for waits, so that it never takes a place a
     /// write could use.
     pub waits: bool,
-    /// Its own arguments, in the order they are checked.
-    pub input: fn() -> Fields,
+    /// Its own arguments, in the order they are checked: the schema its
+    /// `Arguments` struct derives (`Arguments::json_schema`).
+    pub input: fn(&mut SchemaGenerator) -> Schema,
     /// What its `structuredContent` holds.
     pub output: fn() -> Fields,
     pub run: fn(&Call) -> ToolResult,
@@ -64,15 +70,37 @@ impl Tool {
         self.annotations.read_only
     }
 
+    /// The input schema `tools/list` shows: the properties and required
+    /// names its arguments struct derives, in an object that takes no others.
     pub fn input_schema(&self) -> Value {
-        let Fields {
-            mut properties,
-            required,
-        } = (self.input)();
-        if self.asks_first {
-            properties["confirm_token"] = schema::token();
+        let mut generator = SchemaSettings::draft2020_12()
+            .with(|settings| {
+                settings.meta_schema = None;
+                settings.inline_subschemas = true;
+            })
+            .into_generator();
+        let derived = Value::from((self.input)(&mut generator));
+        let mut properties = derived.get("properties").cloned().unwrap_or(json!({}));
+        let required = derived.get("required").cloned().unwrap_or(json!([]));
+        if let Some(properties) = properties.as_object_mut() {
+            for (name, property) in properties.iter_mut() {
+                if !required
+                    .as_array()
+                    .is_some_and(|r| r.contains(&json!(name)))
+                {
+                    never_null(property);
+                }
+            }
         }
-        schema::object(properties, &required)
+        if self.asks_first {
+            properties["confirm_token"] = generator.subschema_for::<ConfirmToken>().into();
+        }
+        json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        })
     }
 
     pub fn output_schema(&self) -> Value {
@@ -119,6 +147,31 @@ impl Tool {
             })
             .unwrap_or_default();
         (known, required)
+    }
+}
+
+/// An optional argument is left out when it is not wanted, never sent as
+/// `null`: schemars derives an `Option` field as nullable, which is taken back
+/// here so that the schema says what the tools ask for.
+fn never_null(property: &mut Value) {
+    if let Some(Value::Array(types)) = property.get_mut("type") {
+        types.retain(|kind| kind != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            property["type"] = only;
+        }
+    }
+    let nullable = property
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .filter(|any| any.len() == 2 && any[1] == json!({ "type": "null" }))
+        .map(|any| any[0].clone());
+    if let Some(schema) = nullable {
+        let description = property.get("description").cloned();
+        *property = schema;
+        if let Some(description) = description {
+            property["description"] = description;
+        }
     }
 }
 

@@ -7,12 +7,14 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
 use serde_json::json;
 
 use super::args::{GivenBase, PadId};
-use super::get_changes::{self, changes, stale_base};
+use super::diff::Diff;
+use super::get_changes::{self, Found, changes, stale_base};
 use super::people;
 use super::schema::{self, Fields, described};
 use super::tool::{Annotations, Call, Tool};
@@ -28,9 +30,10 @@ pub static TOOL: Tool = Tool {
     summary: "Waits until someone else changes a pad after a base, then says what changed",
     description,
     annotations: Annotations::READ,
+    essential: false,
     asks_first: false,
     waits: true,
-    input,
+    input: Arguments::json_schema,
     output,
     run,
 };
@@ -53,22 +56,6 @@ fn description() -> String {
     )
 }
 
-fn input() -> Fields {
-    schema::fields(
-        json!({
-            "id": schema::id(),
-            "base": described(schema::base(), "The base to wait from: the latest one you have (from your last write, if you wrote since reading)"),
-            "timeout_seconds": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_WAIT_SECONDS,
-                "default": DEFAULT_WAIT_SECONDS,
-                "description": "How long to wait for a change, in seconds",
-            },
-        }),
-        &["id", "base"],
-    )
-}
 
 fn output() -> Fields {
     let Fields {
@@ -90,6 +77,25 @@ fn output() -> Fields {
 /// A wait's length in seconds, from 1 to [`MAX_WAIT_SECONDS`].
 struct WaitSeconds(u64);
 
+impl JsonSchema for WaitSeconds {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "WaitSeconds".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_WAIT_SECONDS,
+            "default": DEFAULT_WAIT_SECONDS,
+        })
+    }
+}
+
 impl<'de> Deserialize<'de> for WaitSeconds {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct Expecting;
@@ -109,11 +115,13 @@ impl<'de> Deserialize<'de> for WaitSeconds {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
+    /// The base to wait from: the latest one you have (from your last write, if you wrote since reading)
     base: GivenBase,
+    /// How long to wait for a change, in seconds
     timeout_seconds: Option<WaitSeconds>,
 }
 
@@ -180,20 +188,22 @@ fn answer(
         "Nobody else changed pad \"{id}\" in {seconds} s. To go on waiting, call wait_for_changes again with base {base}.{}",
         hosts_note.unwrap_or_default()
     );
-    let mut payload = serde_json::Map::new();
-    payload.insert("id".into(), json!(id));
-    payload.insert("since_revision".into(), json!(base.revision));
-    payload.insert("revision".into(), json!(revision));
-    payload.insert("base".into(), json!(base.to_string()));
-    payload.insert("changed".into(), json!(false));
-    payload.insert("operations".into(), json!(0));
-    payload.insert("authors".into(), json!([]));
-    payload.insert("diff".into(), json!(""));
-    payload.insert("diff_cut".into(), json!(false));
-    payload.insert("too_different".into(), json!(false));
-    if !people.is_empty() {
-        payload.insert("people".into(), people::to_json(&people));
+    let nothing = Diff {
+        text: String::new(),
+        cut: false,
+    };
+    let mut payload = Found {
+        id,
+        since_revision: base.revision,
+        revision,
+        base: base.to_string(),
+        operations: 0,
+        authors: &[],
+        changed: false,
+        diff: Some(&nothing),
+        people: &people,
     }
+    .payload();
     payload.insert("timed_out".into(), json!(true));
     payload.insert("waited_ms".into(), json!(waited));
     payload.insert("note".into(), json!(note));

@@ -12,6 +12,7 @@
 //! reader, in one place ([`reader`]).
 
 mod reader;
+mod schemas;
 
 use std::fmt;
 
@@ -209,6 +210,10 @@ impl<'de> Deserialize<'de> for GivenBase {
         })
     }
 }
+
+/// A tool that takes no arguments.
+#[derive(schemars::JsonSchema)]
+pub struct NoArguments {}
 
 /// A yes-or-no argument; absent means no.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
