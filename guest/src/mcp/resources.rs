@@ -77,7 +77,7 @@ pub(super) fn pad_of<'a>(
             format!("this server's resources are {TEMPLATE}"),
         ));
     };
-    let id = check_id(id).map_err(|problem| not_found(uri, problem))?;
+    let id = check_id(id).map_err(|problem| not_found(uri, problem.to_string()))?;
     let Some(rustpad) = &config.rustpad else {
         return Err(not_found(
             uri,

@@ -196,14 +196,14 @@ pub enum Round {
 pub fn watch_round(subject: &str, cursor: Option<&str>) -> Round {
     let config = match Config::from_env() {
         Ok(config) => config,
-        Err(problem) => return Round::Lost(problem),
+        Err(problem) => return Round::Lost(problem.to_string()),
     };
     let Some(url) = &config.rustpad else {
         return Round::Lost("this server runs without RUSTPAD_URL".into());
     };
     let id = match check_id(subject) {
         Ok(id) => id,
-        Err(problem) => return Round::Lost(problem),
+        Err(problem) => return Round::Lost(problem.to_string()),
     };
     let cursor = match cursor.map(str::parse::<u64>) {
         None => None,

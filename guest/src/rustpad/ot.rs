@@ -174,7 +174,7 @@ impl Document {
 
     /// Applies one operation, checking it covers the document exactly and
     /// leaves it within Rustpad's limit. On error the document is unchanged.
-    pub fn apply(&mut self, operation: &Operation) -> Result<(), String> {
+    pub fn apply(&mut self, operation: &Operation) -> Result<(), CannotApply> {
         let (mut base, mut target) = (0u64, 0u64);
         for part in &operation.0 {
             match part {
@@ -186,17 +186,7 @@ impl Document {
                 Part::Insert(s) => target += s.chars().count() as u64,
             }
         }
-        let length = self.len() as u64;
-        if base != length {
-            return Err(format!(
-                "an operation covers {base} characters but the document has {length}"
-            ));
-        }
-        if target > MAX_DOCUMENT_CHARS as u64 {
-            return Err(format!(
-                "an operation makes the document {target} characters long, above Rustpad's limit of {MAX_DOCUMENT_CHARS}"
-            ));
-        }
+        CannotApply::check(base, target, self.len() as u64)?;
         self.length = target as usize;
         let Some(rope) = &mut self.text else {
             return Ok(());
@@ -216,15 +206,51 @@ impl Document {
     }
 }
 
+/// Why an operation cannot be applied to a text: the one rule the document
+/// here and the history's fold ([`super::fold`]) both keep.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CannotApply {
+    /// It covers another length than the text has.
+    Length { covers: u64, has: u64 },
+    /// It would make the text longer than Rustpad allows.
+    TooLong { length: u64 },
+}
+
+impl CannotApply {
+    /// Whether an operation that covers `covers` characters and leaves
+    /// `makes` may be applied to a text of `has`.
+    pub fn check(covers: u64, makes: u64, has: u64) -> Result<(), CannotApply> {
+        if covers != has {
+            return Err(CannotApply::Length { covers, has });
+        }
+        if makes > MAX_DOCUMENT_CHARS as u64 {
+            return Err(CannotApply::TooLong { length: makes });
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for CannotApply {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            CannotApply::Length { covers, has } => write!(
+                f,
+                "an operation covers {covers} characters but the document has {has}"
+            ),
+            CannotApply::TooLong { length } => write!(
+                f,
+                "an operation makes the document {length} characters long, above Rustpad's limit of {MAX_DOCUMENT_CHARS}"
+            ),
+        }
+    }
+}
+
 /// Applies an operation built with the `operational-transform` crate to a
 /// rope, in place; refuses one that does not cover the rope exactly.
-pub fn apply_to_rope(rope: &mut Rope, operation: &OperationSeq) -> Result<(), String> {
-    if operation.base_len() != rope.len_chars() {
-        return Err(format!(
-            "an operation covers {} characters but the text has {}",
-            operation.base_len(),
-            rope.len_chars()
-        ));
+pub fn apply_to_rope(rope: &mut Rope, operation: &OperationSeq) -> Result<(), CannotApply> {
+    let (covers, has) = (operation.base_len() as u64, rope.len_chars() as u64);
+    if covers != has {
+        return Err(CannotApply::Length { covers, has });
     }
     let mut at = 0usize;
     for part in operation.ops() {
@@ -346,10 +372,9 @@ mod tests {
     fn refuses_ops_that_do_not_cover_the_document() {
         let mut doc = Document::with_text();
         doc.apply(&op(r#"["ab"]"#).unwrap()).unwrap();
-        assert!(
-            doc.apply(&op(r#"["c"]"#).unwrap())
-                .unwrap_err()
-                .contains("covers 0")
+        assert_eq!(
+            doc.apply(&op(r#"["c"]"#).unwrap()).unwrap_err(),
+            CannotApply::Length { covers: 0, has: 2 }
         );
         assert!(doc.apply(&op("[5]").unwrap()).is_err());
         assert_eq!(text(&doc), "ab");

@@ -24,8 +24,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 mod scan;
 
-use super::ot::MAX_PART;
-use crate::text::MAX_DOCUMENT_CHARS;
+use super::ot::{CannotApply, MAX_PART};
 
 /// Where a History's fold starts, and how it ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +45,7 @@ pub enum FoldError {
     /// The frame is not a History this client can read.
     NotUnderstood(String),
     /// An edit does not fit the document.
-    CannotApply(String),
+    CannotApply(CannotApply),
     /// The deadline passed before the fold was done.
     Deadline,
 }
@@ -120,17 +119,7 @@ struct Fold {
 impl Fold {
     /// Takes one operation's totals into the document, as `Document::apply` would.
     fn apply(&mut self, base: u64, target: u64) -> Result<(), FoldError> {
-        if base != self.at.length {
-            return Err(FoldError::CannotApply(format!(
-                "an operation covers {base} characters but the document has {}",
-                self.at.length
-            )));
-        }
-        if target > MAX_DOCUMENT_CHARS as u64 {
-            return Err(FoldError::CannotApply(format!(
-                "an operation makes the document {target} characters long, above Rustpad's limit of {MAX_DOCUMENT_CHARS}"
-            )));
-        }
+        CannotApply::check(base, target, self.at.length).map_err(FoldError::CannotApply)?;
         self.at.length = target;
         self.at.revision += 1;
         Ok(())
