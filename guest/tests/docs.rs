@@ -33,7 +33,7 @@ fn facts() -> Vec<ToolFacts> {
 }
 
 #[test]
-fn the_docs_and_the_client_suites_agree_with_the_catalogue() {
+fn the_docs_agree_with_the_catalogue() {
     let problems = catalogue_docs::problems(&repository(), &facts());
     assert!(
         problems.is_empty(),

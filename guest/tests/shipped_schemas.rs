@@ -1,25 +1,26 @@
-//! Every tool's input schema, as `tools/list` shows it, compared field by
-//! field with the one shipped before (`input-schemas.json`, captured from the
-//! catalogue before the schemas were derived from the argument types): what a
-//! client may send changes only on purpose, and such a change is listed in
-//! CHANGELOG.md.
+//! Every tool's input and output schema, as `tools/list` shows them, compared
+//! field by field with those shipped before (`input-schemas.json`, captured
+//! from the catalogue before the input schemas were derived from the argument
+//! types, and `output-schemas.json`): what a client may send and what it gets
+//! back change only on purpose, and such a change is listed in CHANGELOG.md.
+//! The client suites read their expectations from the same files.
 //!
 //! After a deliberate change, `RUSTPAD_MCP_BLESS=1 cargo test -p guest --test
-//! input_schemas` rewrites the file; its diff is the change to review.
+//! shipped_schemas` rewrites them; their diff is the change to review.
 
 use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use guest::tools::ALL;
+use guest::tools::{ALL, Tool};
 
-fn shipped_file() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/input-schemas.json")
+fn shipped_file(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/{name}"))
 }
 
-fn current() -> Map<String, Value> {
+fn current(schema: fn(&Tool) -> Value) -> Map<String, Value> {
     ALL.iter()
-        .map(|tool| (tool.name.to_string(), tool.input_schema()))
+        .map(|tool| (tool.name.to_string(), schema(tool)))
         .collect()
 }
 
@@ -63,23 +64,33 @@ fn differences(at: &str, before: &Value, now: &Value, found: &mut Vec<String>) {
     }
 }
 
-#[test]
-fn every_input_schema_is_the_one_shipped_before() {
-    let now = current();
+/// Compares the schemas `schema` gives with the file `name`, or rewrites it.
+fn compare(name: &str, schema: fn(&Tool) -> Value) {
+    let now = current(schema);
     if std::env::var_os("RUSTPAD_MCP_BLESS").is_some() {
         let text = serde_json::to_string_pretty(&now).unwrap() + "\n";
-        std::fs::write(shipped_file(), text).unwrap();
+        std::fs::write(shipped_file(name), text).unwrap();
         return;
     }
-    let text = std::fs::read_to_string(shipped_file()).unwrap();
+    let text = std::fs::read_to_string(shipped_file(name)).unwrap();
     let before: Map<String, Value> = serde_json::from_str(&text).unwrap();
     let mut found = Vec::new();
     differences("", &Value::Object(before), &Value::Object(now), &mut found);
     assert!(
         found.is_empty(),
-        "the input schemas differ from those shipped before:\n{}",
+        "the schemas differ from those shipped before ({name}):\n{}",
         found.join("\n")
     );
+}
+
+#[test]
+fn every_input_schema_is_the_one_shipped_before() {
+    compare("input-schemas.json", Tool::input_schema);
+}
+
+#[test]
+fn every_output_schema_is_the_one_shipped_before() {
+    compare("output-schemas.json", Tool::output_schema);
 }
 
 #[test]

@@ -37,6 +37,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
+# Every tool, in the order tools/list shows them: the suites import it from here.
+from catalogue import ALL_TOOLS  # noqa: F401
+
 ROOT = Path(__file__).resolve().parents[2]
 MCP_BIN = Path(os.environ.get("RUSTPAD_MCP_BIN") or ROOT / "target/release/rustpad-mcp")
 TEST_SERVER_BIN = Path(
@@ -600,20 +603,6 @@ def request(
     return message
 
 
-# Every tool, in the order tools/list shows them.
-ALL_TOOLS = [
-    "get_document",
-    "get_document_info",
-    "get_stats",
-    "get_changes",
-    "create_document",
-    "set_document",
-    "append_to_document",
-    "replace_in_document",
-    "edit_document",
-    "set_language",
-    "wait_for_changes",
-]
 
 # Test-server modes whose snapshot no client may trust (and so never write on).
 UNTRUSTWORTHY = [

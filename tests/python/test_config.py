@@ -8,6 +8,7 @@ import subprocess
 import pytest
 from mcp import MCPError
 
+from catalogue import ESSENTIAL, TOOLS
 from conftest import (
     ALL_TOOLS,
     ERAS,
@@ -22,14 +23,7 @@ from conftest import (
 
 pytestmark = pytest.mark.anyio
 
-READ_TOOLS = ["get_document", "get_document_info", "get_stats", "get_changes", "wait_for_changes"]
-ESSENTIAL = [
-    "get_document",
-    "get_document_info",
-    "create_document",
-    "set_document",
-    "append_to_document",
-]
+READ_TOOLS = [tool.name for tool in TOOLS if tool.hints[0]]
 ELICITATION_OFF_LINE = (
     "rustpad-mcp: ELICITATION=false — guarded tools fall back to the two-call token"
 )

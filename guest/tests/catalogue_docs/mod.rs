@@ -1,4 +1,4 @@
-//! What the documentation and the client suites must say of every tool,
+//! What the documentation must say of every tool,
 //! checked against the catalogue as plain facts ([`ToolFacts`]), so the same
 //! checks run over the real catalogue (`tests/docs.rs`) and over one with a
 //! test-only tool added (the unit tests of `tools::count_lines`), where they
@@ -11,9 +11,10 @@
 //! - README.md: its tools table (`| `name` [👤] | summary |`) lists every
 //!   tool once, with its summary and its 👤 mark, and no tool that does not
 //!   exist.
-//! - The Python and TypeScript suites list every tool, in catalogue order,
-//!   where they check `tools/list` (`ALL_TOOLS`, `HINTS`, `REQUIRED_INPUTS`,
-//!   `CATALOGUE`).
+//!
+//! The Python and TypeScript suites read the tools they expect from
+//! docs/tools.md and the shipped schemas (`tests/python/catalogue.py`,
+//! `tests/typescript/catalogue.mjs`), so they need no list of their own.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -365,122 +366,10 @@ pub fn readme_table(root: &Path, tools: &[ToolFacts]) -> Vec<String> {
     problems
 }
 
-/// The text of the block that starts at the line beginning with `opening`
-/// and ends at the next line that starts with `closing`.
-fn block<'a>(text: &'a str, opening: &str, closing: char) -> Option<&'a str> {
-    let start = text.find(&format!("\n{opening}"))? + 1;
-    let rest = &text[start..];
-    let end = rest.find(&format!("\n{closing}"))?;
-    Some(&rest[..end])
-}
-
-/// Quoted strings (either quote) in `text`, with the text before each.
-fn quoted(text: &str) -> Vec<(usize, String)> {
-    let mut found = Vec::new();
-    let mut chars = text.char_indices();
-    while let Some((at, c)) = chars.next() {
-        if c == '"' || c == '\'' {
-            let mut value = String::new();
-            for (_, next) in chars.by_ref() {
-                if next == c {
-                    break;
-                }
-                value.push(next);
-            }
-            found.push((at, value));
-        }
-    }
-    found
-}
-
-/// The names a client suite lists, read the way each list is written.
-fn listed(text: &str, opening: &str, closing: char, pick: Pick) -> Option<Vec<String>> {
-    let block = block(text, opening, closing)?;
-    let strings = quoted(block);
-    Some(
-        strings
-            .into_iter()
-            .filter(|(at, _)| match pick {
-                Pick::Every => true,
-                // `"name": …` at the start of a line.
-                Pick::Keys => {
-                    let line_start = block[..*at].rfind('\n').map_or(0, |n| n + 1);
-                    block[line_start..*at].trim().is_empty()
-                        && block[*at..]
-                            .split_once(':')
-                            .is_some_and(|(key, _)| !key.contains('\n'))
-                }
-                // The first string of each row of an array of rows.
-                Pick::RowHeads => {
-                    let before = &block[..*at];
-                    let depth = before.matches('[').count() - before.matches(']').count();
-                    depth == 2 && before.trim_end().ends_with('[')
-                }
-            })
-            .map(|(_, name)| name)
-            .collect(),
-    )
-}
-
-#[derive(Clone, Copy)]
-enum Pick {
-    Every,
-    Keys,
-    RowHeads,
-}
-
-/// The tool lists of the Python and TypeScript suites.
-pub fn client_suites(root: &Path, tools: &[ToolFacts]) -> Vec<String> {
-    let lists = [
-        (
-            "tests/python/conftest.py",
-            "ALL_TOOLS = [",
-            ']',
-            Pick::Every,
-        ),
-        (
-            "tests/python/test_tools_list.py",
-            "HINTS = {",
-            '}',
-            Pick::Keys,
-        ),
-        (
-            "tests/python/test_tools_list.py",
-            "REQUIRED_INPUTS = {",
-            '}',
-            Pick::Keys,
-        ),
-        (
-            "tests/typescript/tools-list.test.mjs",
-            "const CATALOGUE = [",
-            ']',
-            Pick::RowHeads,
-        ),
-    ];
-    let expected: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
-    let mut problems = Vec::new();
-    for (file, opening, closing, pick) in lists {
-        let text = read(root, file);
-        let Some(names) = listed(&text, opening, closing, pick) else {
-            problems.push(format!("{file}: no list beginning `{opening}`"));
-            continue;
-        };
-        if names != expected {
-            let missing: Vec<&String> = expected.iter().filter(|n| !names.contains(n)).collect();
-            let extra: Vec<&String> = names.iter().filter(|n| !expected.contains(n)).collect();
-            problems.push(format!(
-                "{file}: `{opening}…` lists {names:?}; it should list {expected:?} (missing {missing:?}, not tools {extra:?})"
-            ));
-        }
-    }
-    problems
-}
-
 /// Everything above, over `tools`.
 pub fn problems(root: &Path, tools: &[ToolFacts]) -> Vec<String> {
     let mut problems = tools_md_table(root, tools);
     problems.extend(tools_md_sections(root, tools));
     problems.extend(readme_table(root, tools));
-    problems.extend(client_suites(root, tools));
     problems
 }
