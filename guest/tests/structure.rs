@@ -315,23 +315,30 @@ fn no_two_modules_of_one_parent_import_each_other() {
     );
 }
 
+/// Why `text` (at `path`) is a problem: it is long and `opening`, the part
+/// of it where the reason belongs, does not give one.
+fn unexplained_length(path: &Path, text: &str, opening: Vec<&str>, place: &str) -> Option<String> {
+    let lines = text.lines().count();
+    (lines > LONG_FILE_LINES && !opening.join("\n").contains(WHY_LONG)).then(|| {
+        format!(
+            "{} has {lines} lines and {place} does not say \"{WHY_LONG} …\"",
+            path.strip_prefix(repository()).unwrap_or(path).display()
+        )
+    })
+}
+
 #[test]
 fn a_long_file_says_why_at_its_top() {
     let mut problems = Vec::new();
     for name in TREES {
         for (path, _, text) in read_tree(name).files {
-            let lines = text.lines().count();
-            let opening: String = text
-                .lines()
-                .take_while(|line| line.starts_with("//!"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            if lines > LONG_FILE_LINES && !opening.contains(WHY_LONG) {
-                problems.push(format!(
-                    "{} has {lines} lines and its opening comment has no \"{WHY_LONG} …\"",
-                    path.strip_prefix(repository()).unwrap_or(&path).display()
-                ));
-            }
+            let opening = text.lines().take_while(|line| line.starts_with("//!"));
+            problems.extend(unexplained_length(
+                &path,
+                &text,
+                opening.collect(),
+                "its opening comment",
+            ));
         }
     }
     assert!(problems.is_empty(), "- {}", problems.join("\n- "));
@@ -374,18 +381,9 @@ fn a_long_test_file_says_why_at_its_top() {
         test_sources(&repository().join(name), &mut files);
         for path in files {
             let text = fs::read_to_string(&path).unwrap();
-            let lines = text.lines().count();
-            let opening: String = text
-                .lines()
-                .take(OPENING_LINES)
-                .collect::<Vec<_>>()
-                .join("\n");
-            if lines > LONG_FILE_LINES && !opening.contains(WHY_LONG) {
-                problems.push(format!(
-                    "{} has {lines} lines and its first {OPENING_LINES} lines do not say \"{WHY_LONG} …\"",
-                    path.strip_prefix(repository()).unwrap_or(&path).display()
-                ));
-            }
+            let opening = text.lines().take(OPENING_LINES).collect();
+            let place = format!("its first {OPENING_LINES} lines");
+            problems.extend(unexplained_length(&path, &text, opening, &place));
         }
     }
     assert!(problems.is_empty(), "- {}", problems.join("\n- "));

@@ -63,40 +63,45 @@ struct Params<'a> {
 
 #[derive(Deserialize)]
 struct Meta<'a> {
-    #[serde(
-        rename = "io.modelcontextprotocol/protocolVersion",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
-    version: Option<&'a RawValue>,
-    #[serde(
-        rename = "io.modelcontextprotocol/clientCapabilities",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
-    capabilities: Option<&'a RawValue>,
-    #[serde(
-        rename = "io.modelcontextprotocol/clientInfo",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
-    client_info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", default, borrow)]
+    version: Mark<'a>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, borrow)]
+    capabilities: Mark<'a>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, borrow)]
+    client_info: Mark<'a>,
 }
 
 impl Meta<'_> {
     /// It carries one of 2026-07-28's keys, whatever the value ([`era`]).
     fn marks(&self) -> bool {
-        self.version.is_some() || self.capabilities.is_some() || self.client_info.is_some()
+        [&self.version, &self.capabilities, &self.client_info]
+            .iter()
+            .any(|mark| mark.raw().is_some())
     }
 }
 
-/// A key that is there, even as `null` (which `Option` alone would read as
-/// absent).
-fn present<'de, D: Deserializer<'de>>(value: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&RawValue>::deserialize(value).map(Some)
+/// One of 2026-07-28's `_meta` keys: absent, or given with any value, `null`
+/// included (which an `Option` would read as absent).
+#[derive(Default)]
+enum Mark<'a> {
+    #[default]
+    Absent,
+    Given(&'a RawValue),
+}
+
+impl<'a> Mark<'a> {
+    fn raw(&self) -> Option<&'a RawValue> {
+        match self {
+            Mark::Absent => None,
+            Mark::Given(raw) => Some(raw),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Mark<'a> {
+    fn deserialize<D: Deserializer<'de>>(value: D) -> Result<Self, D::Error> {
+        <&RawValue>::deserialize(value).map(Mark::Given)
+    }
 }
 
 /// Reads `raw` as `T` when it is an object; anything else holds no claims.
@@ -130,8 +135,10 @@ impl Claims {
         };
         Ok(Claims {
             method,
-            version: small(meta.as_ref().and_then(|m| m.version))?,
-            has_capabilities: meta.as_ref().is_some_and(|m| m.capabilities.is_some()),
+            version: small(meta.as_ref().and_then(|m| m.version.raw()))?,
+            has_capabilities: meta
+                .as_ref()
+                .is_some_and(|m| m.capabilities.raw().is_some()),
             marked: meta.as_ref().is_some_and(Meta::marks),
             name: small(params.as_ref().and_then(|p| p.name))?,
             uri: small(params.as_ref().and_then(|p| p.uri))?,
