@@ -74,12 +74,21 @@ for crate in "$packages"/crates/*.crate; do tar -xzf "$crate" -C "$work/crate"; 
 package=$(ls -d "$work"/crate/rustpad-mcp-[0-9]*)
 rules=$(ls -d "$work"/crate/rustpad-mcp-rules-[0-9]*)
 say "cargo install --path $package with a toolchain without wasm32-wasip2"
-# The workspace's release settings, so the install reuses the compiled dependencies in target/
-# (a user's `cargo install` compiles them once, the same way).
-(cd "$work/crate" && RUSTC=$toolchain/bin/rustc \
-	CARGO_PROFILE_RELEASE_STRIP=symbols \
-	CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_OPT_LEVEL=3 \
-	CARGO_PROFILE_RELEASE_BUILD_OVERRIDE_CODEGEN_UNITS=16 \
+# The workspace's release settings (Cargo.toml's [profile.release] and its build-override, every
+# one of them, read from Cargo.toml: cargo compiles a crate again for any that differs), so the
+# install reuses the compiled dependencies in the build directory (a user's `cargo install`
+# compiles them once, the same way).
+mapfile -t release_settings < <(python3 - "$root/Cargo.toml" <<'PY'
+import sys, tomllib
+release = tomllib.load(open(sys.argv[1], "rb"))["profile"]["release"]
+for prefix, table in (("", release), ("BUILD_OVERRIDE_", release.get("build-override", {}))):
+    for key, value in table.items():
+        if not isinstance(value, dict):
+            name = f"CARGO_PROFILE_RELEASE_{prefix}{key.upper().replace('-', '_')}"
+            print(f"{name}={str(value).lower() if isinstance(value, bool) else value}")
+PY
+)
+(cd "$work/crate" && env RUSTC="$toolchain/bin/rustc" "${release_settings[@]}" \
 	cargo install --quiet --locked --path "$package" --root "$work/cargo" --target-dir "$build" \
 	--config "patch.crates-io.rustpad-mcp-rules.path='$rules'")
 
