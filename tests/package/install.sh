@@ -37,6 +37,10 @@ git archive HEAD | tar -x -C "$work/source"
 find "$work/source" -type f -exec touch {} +
 rebuilt=$build/guest/wasm32-wasip2/wasm/guest.wasm
 built_at=$(stat -c %y "$rebuilt")
+# Cargo names the component without a hash, so this build writes the checkout's file: kept, to be
+# put back if the bytes differ (cargo would otherwise count the checkout's build as fresh with
+# these bytes in it).
+cp -p "$rebuilt" "$work/checkout-guest.wasm"
 (cd "$work/source" && cargo build --quiet --locked -p guest --profile wasm --target wasm32-wasip2 \
 	--target-dir "$build/guest")
 [[ $(stat -c %y "$rebuilt") != "$built_at" ]] ||
@@ -46,6 +50,7 @@ if ! cmp -s "$rebuilt" "$shipped"; then
 	say "  packaged: $(sha256sum "$shipped")"
 	say "  rebuilt:  $(sha256sum "$rebuilt")"
 	say "(uncommitted changes to the guest? commit them, or the build is not reproducible)"
+	cp -p "$work/checkout-guest.wasm" "$rebuilt"
 	exit 1
 fi
 say "component reproduced: $(sha256sum "$shipped" | cut -d' ' -f1)"
