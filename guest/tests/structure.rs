@@ -32,16 +32,24 @@ fn repository() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn rust_files(directory: &Path, found: &mut Vec<PathBuf>) {
+/// The files below `directory` whose extension is one of `extensions`, in
+/// name order; installed packages and build output are nobody's code here.
+fn files_with(directory: &Path, extensions: &[&str], found: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = fs::read_dir(directory)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", directory.display()))
         .map(|entry| entry.unwrap().path())
         .collect();
     entries.sort();
     for path in entries {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
         if path.is_dir() {
-            rust_files(&path, found);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+            if !matches!(name.as_ref(), "node_modules" | "target" | "__pycache__") {
+                files_with(&path, extensions, found);
+            }
+        } else if path
+            .extension()
+            .is_some_and(|e| extensions.contains(&e.to_string_lossy().as_ref()))
+        {
             found.push(path);
         }
     }
@@ -242,7 +250,7 @@ struct Tree {
 fn read_tree(name: &str) -> Tree {
     let root = repository().join(name);
     let mut paths = Vec::new();
-    rust_files(&root, &mut paths);
+    files_with(&root, &["rs"], &mut paths);
     let files: Vec<(PathBuf, ModulePath, String)> = paths
         .into_iter()
         .map(|path| {
@@ -351,34 +359,12 @@ const TEST_SOURCES: [&str; 4] = ["rs", "py", "mjs", "sh"];
 /// How far down a test file's opening comment (or docstring) may say why.
 const OPENING_LINES: usize = 40;
 
-fn test_sources(directory: &Path, found: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = fs::read_dir(directory)
-        .unwrap_or_else(|e| panic!("cannot list {}: {e}", directory.display()))
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if path.is_dir() {
-            // Installed packages and build output are nobody's code here.
-            if !matches!(name.as_ref(), "node_modules" | "target" | "__pycache__") {
-                test_sources(&path, found);
-            }
-        } else if path
-            .extension()
-            .is_some_and(|e| TEST_SOURCES.contains(&e.to_string_lossy().as_ref()))
-        {
-            found.push(path);
-        }
-    }
-}
-
 #[test]
 fn a_long_test_file_says_why_at_its_top() {
     let mut problems = Vec::new();
     for name in TEST_TREES {
         let mut files = Vec::new();
-        test_sources(&repository().join(name), &mut files);
+        files_with(&repository().join(name), &TEST_SOURCES, &mut files);
         for path in files {
             let text = fs::read_to_string(&path).unwrap();
             let opening = text.lines().take(OPENING_LINES).collect();

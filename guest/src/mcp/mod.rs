@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use rustpad_mcp_rules::codes::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR};
-use rustpad_mcp_rules::era::Era;
+use rustpad_mcp_rules::era::{Era, META_CAPABILITIES, META_SERVER_INFO, META_VERSION};
 use rustpad_mcp_rules::headers::{Claims, StandardHeaders, version_problem};
 use rustpad_mcp_rules::methods::Method;
 
@@ -52,8 +52,6 @@ pub fn session_openers() -> Vec<String> {
         .map(String::from)
         .collect()
 }
-
-use rustpad_mcp_rules::era::{META_CAPABILITIES, META_SERVER_INFO, META_VERSION};
 
 /// What handling one message produced (see the `reply` record in the WIT world).
 #[derive(Debug, Default)]
