@@ -76,6 +76,10 @@ fi
 
 mkdir -p "$work/crate"
 for crate in "$packages"/crates/*.crate; do tar -xzf "$crate" -C "$work/crate"; done
+# Unpacked at the same path every run, with the archive's dates: in a build directory that outlives
+# the run (.ci/build-cache) cargo would count the last run's install as fresh and install a binary
+# with the last run's component in it. Dated now, the crate is built as a user's new install is.
+find "$work/crate" -type f -exec touch {} +
 package=$(ls -d "$work"/crate/rustpad-mcp-[0-9]*)
 rules=$(ls -d "$work"/crate/rustpad-mcp-rules-[0-9]*)
 say "cargo install --path $package with a toolchain without wasm32-wasip2"
