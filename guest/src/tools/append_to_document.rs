@@ -39,7 +39,6 @@ fn description() -> String {
     "Adds text at the end of a pad. Everything else, including what people type at the same moment, stays as it is. The text is added exactly as given: start it with a newline to begin a new line.".to_string()
 }
 
-
 fn output() -> Fields {
     schema::written(
         json!({ "appended_characters": schema::integer() }),

@@ -31,7 +31,6 @@ fn description() -> String {
     "Counts the lines of a pad as an editor shows them.".to_string()
 }
 
-
 fn output() -> Fields {
     schema::fields(
         json!({ "id": schema::string(), "lines": schema::line_number() }),

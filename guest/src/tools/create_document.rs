@@ -42,7 +42,6 @@ fn description() -> String {
     )
 }
 
-
 fn output() -> Fields {
     schema::written(
         json!({ "created": { "const": true }, "language": schema::string() }),

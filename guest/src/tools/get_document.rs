@@ -36,7 +36,6 @@ fn description() -> String {
     )
 }
 
-
 fn output() -> Fields {
     schema::fields(
         schema::joined(

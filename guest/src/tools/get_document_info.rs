@@ -41,7 +41,6 @@ fn description() -> String {
     )
 }
 
-
 fn output() -> Fields {
     schema::fields(
         schema::joined(

@@ -29,7 +29,6 @@ fn description() -> String {
     "Returns the Rustpad server's statistics: when it started, how many pads it holds in memory, and how many it has persisted to its database (0 without one).".to_string()
 }
 
-
 fn output() -> Fields {
     schema::fields(
         json!({

@@ -51,7 +51,6 @@ fn description() -> String {
     )
 }
 
-
 fn output() -> Fields {
     schema::written(json!({ "replacements": schema::integer() }), &["replacements"])
 }

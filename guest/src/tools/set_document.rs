@@ -42,7 +42,6 @@ fn description() -> String {
     "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content cannot be restored. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string()
 }
 
-
 fn output() -> Fields {
     schema::written(
         json!({ "changed": schema::boolean(), "characters_before": schema::integer() }),

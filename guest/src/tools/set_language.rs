@@ -37,7 +37,6 @@ fn description() -> String {
     "Sets a pad's syntax-highlighting language (a Monaco language id such as \"markdown\", \"python\" or \"rust\"). Everyone who has the pad open sees the change; the last one set wins.".to_string()
 }
 
-
 fn output() -> Fields {
     schema::written(json!({ "language": schema::string() }), &["language"])
 }

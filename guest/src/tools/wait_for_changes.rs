@@ -56,7 +56,6 @@ fn description() -> String {
     )
 }
 
-
 fn output() -> Fields {
     let Fields {
         mut properties,
