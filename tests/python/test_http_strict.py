@@ -354,3 +354,27 @@ def test_a_notifications_headers_must_agree_with_its_body_cancellations_too(rust
             )
             assert disagreeing.status == 400, (method, disagreeing.body)
             assert "Mcp-Method" in disagreeing.json()["error"]["message"], disagreeing.body
+
+
+def test_a_2026_notification_need_not_name_its_method_but_may_not_misname_it(rustpad: RustpadServer):
+    """The revision asks `Mcp-Method` of requests and defines no method headers for notifications
+    (its Streamable HTTP page, "Sending Messages"); the TypeScript SDK's v2 client posts the
+    `notifications/cancelled` that closes a listen without one."""
+    cancel = modern_request(None, "notifications/cancelled", {"requestId": "listen:1"})
+    del cancel["id"]
+    with http_server(rustpad) as server:
+        bare = exchange(server.url, cancel, headers={"MCP-Protocol-Version": "2026-07-28"})
+        assert (bare.status, bare.body) == (202, b""), bare.body
+        named = exchange(server.url, cancel, headers=modern_headers("notifications/cancelled"))
+        assert named.status == 202, named.body
+        misnamed = exchange(server.url, cancel, headers=modern_headers("tools/list"))
+        assert misnamed.status == 400, misnamed.body
+        assert misnamed.json()["error"]["code"] == -32020, misnamed.body
+        assert "Mcp-Method" in misnamed.json()["error"]["message"], misnamed.body
+        unversioned = exchange(server.url, cancel, headers={"Mcp-Method": "notifications/cancelled"})
+        assert unversioned.status == 400, unversioned.body
+        assert "MCP-Protocol-Version" in unversioned.json()["error"]["message"], unversioned.body
+        # A request still names its method.
+        request = exchange(server.url, modern_request(1, "tools/list"), headers={"MCP-Protocol-Version": "2026-07-28"})
+        assert request.status == 400, request.body
+        assert "the Mcp-Method header is missing" in request.json()["error"]["message"], request.body

@@ -72,6 +72,39 @@ describe('Streamable HTTP', () => {
     });
   }
 
+  it("2026-07-28: a listen the client closes ends quietly on both sides", async () => {
+    const { client } = await connect(server.url, { pin: '2026-07-28' }, {
+      Authorization: `Bearer ${TOKEN}`,
+    });
+    const errors = [];
+    client.onerror = (error) => errors.push(error);
+    try {
+      const id = padId('listen-close');
+      await rustpad.seed(id, { text: 'watched\n' });
+      const updates = [];
+      client.setNotificationHandler('notifications/resources/updated', (notification) => {
+        updates.push(notification.params.uri);
+      });
+      const subscription = await client.listen({ resourceSubscriptions: [`rustpad://${id}`] });
+      assert.deepEqual(subscription.honoredFilter.resourceSubscriptions, [`rustpad://${id}`]);
+      await rustpad.setByPerson(id, 'watched\nand changed\n');
+      for (let waited = 0; updates.length === 0 && waited < 10_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.deepEqual(updates, [`rustpad://${id}`]);
+      // Closing aborts the stream and posts notifications/cancelled without Mcp-Method.
+      await subscription.close();
+      assert.equal(await subscription.closed, 'local');
+      // The server is still there for the next request, and nobody reported an error.
+      const read = await client.callTool({ name: 'get_document', arguments: { id } });
+      assert.equal(read.structuredContent.text, 'watched\nand changed\n');
+      assert.deepEqual(errors, []);
+    } finally {
+      await client.close();
+    }
+    assert.deepEqual(errors, []);
+  });
+
   it('refuses a client without the bearer token', async () => {
     await assert.rejects(connect(server.url, { pin: '2026-07-28' }), /401|Unauthorized/);
   });

@@ -33,6 +33,9 @@ pub struct StandardHeaders {
 #[derive(Debug, Default)]
 pub struct Claims {
     method: Option<String>,
+    /// It carries an `id`: a request, which 2026-07-28 requires to name its
+    /// method in a header; a notification need not.
+    is_request: bool,
     version: Option<Value>,
     has_capabilities: bool,
     marked: bool,
@@ -45,6 +48,8 @@ pub struct Claims {
 /// twice is an error here.
 #[derive(Deserialize)]
 struct Top<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
     #[serde(borrow)]
     method: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -135,6 +140,7 @@ impl Claims {
         };
         Ok(Claims {
             method,
+            is_request: top.id.is_some(),
             version: small(meta.as_ref().and_then(|m| m.version.raw()))?,
             has_capabilities: meta
                 .as_ref()
@@ -160,7 +166,10 @@ impl Claims {
     }
 
     /// Checks the standard headers against the body. A complete 2026-07-28
-    /// request must carry all three; any other message must agree with
+    /// request must carry all three; a complete 2026-07-28 notification its
+    /// `MCP-Protocol-Version` (the revision requires it of every POST, and
+    /// defines no method headers for notifications: its Streamable HTTP
+    /// page, "Sending Messages"); any other message must agree with
     /// whichever it carries. (A 2026-07-28 body that lacks a `_meta` field is
     /// told so by the dispatch, which is the more useful answer.)
     pub fn check(&self, headers: &StandardHeaders) -> Result<(), String> {
@@ -181,8 +190,10 @@ impl Claims {
                 "MCP-Protocol-Version",
                 version,
             )?;
-            matches(sent(&headers.method), "Mcp-Method", method)?;
-            if let Some(name) = named {
+            if self.is_request || headers.method.is_some() {
+                matches(sent(&headers.method), "Mcp-Method", method)?;
+            }
+            if let Some(name) = named.filter(|_| self.is_request || headers.name.is_some()) {
                 matches(sent(&headers.name), "Mcp-Name", name)?;
             }
         } else if !self.is_modern() {
@@ -319,6 +330,42 @@ mod tests {
             let refusal = call.check(&bad).unwrap_err();
             assert!(refusal.starts_with("Header mismatch"), "{refusal}");
         }
+    }
+
+    #[test]
+    fn a_notification_need_not_name_its_method_but_may_not_misname_it() {
+        let cancel = CALL
+            .replace(r#""id":1,"#, "")
+            .replace("tools/call", "notifications/cancelled")
+            .replace(
+                r#""name":"get_document","arguments":{},"#,
+                r#""requestId":1,"#,
+            );
+        let cancel = Claims::read(&cancel).unwrap();
+        assert!(cancel.is_modern() && !cancel.is_request);
+        assert_eq!(
+            cancel.check(&headers(Some("2026-07-28"), None, None)),
+            Ok(())
+        );
+        let named = headers(Some("2026-07-28"), Some("notifications/cancelled"), None);
+        assert_eq!(cancel.check(&named), Ok(()));
+        for bad in [
+            headers(Some("2026-07-28"), Some("tools/call"), None),
+            headers(None, None, None),
+            headers(Some("2025-11-25"), None, None),
+        ] {
+            let refusal = cancel.check(&bad).unwrap_err();
+            assert!(refusal.starts_with("Header mismatch"), "{refusal}");
+        }
+        // A request still needs its method header.
+        let call = Claims::read(CALL).unwrap();
+        let refusal = call
+            .check(&headers(Some("2026-07-28"), None, Some("get_document")))
+            .unwrap_err();
+        assert!(
+            refusal.contains("Mcp-Method header is missing"),
+            "{refusal}"
+        );
     }
 
     #[test]
