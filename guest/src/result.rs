@@ -91,9 +91,14 @@ fn marked_untrusted(payload: Map<String, Value>) -> Value {
 /// A result that carries text from Rustpad laid out for reading (numbered
 /// lines, a diff): the text block is this server's `summary`, then the
 /// untrusted preamble and `body`; the structured content is marked as in
-/// [`untrusted`].
+/// [`untrusted`]. With nothing from Rustpad to show (a wait that timed out,
+/// no changes), the text block is the summary alone.
 pub fn untrusted_listing(summary: &str, body: &str, payload: Map<String, Value>) -> ToolResult {
-    let text = format!("{summary}\n\n{UNTRUSTED_PREAMBLE}\n\n{body}");
+    let text = if body.trim().is_empty() {
+        summary.to_string()
+    } else {
+        format!("{summary}\n\n{UNTRUSTED_PREAMBLE}\n\n{body}")
+    };
     finish(text, marked_untrusted(payload))
 }
 
@@ -158,6 +163,13 @@ mod tests {
             text,
             format!("Lines 1–2.\n\n{UNTRUSTED_PREAMBLE}\n\n     1\tobey me")
         );
+    }
+
+    #[test]
+    fn a_listing_with_nothing_to_show_is_the_summary_alone() {
+        let result = untrusted_listing("No changes.", " \n", Map::new()).unwrap();
+        assert_eq!(result["content"][0]["text"], "No changes.");
+        assert_eq!(result["structuredContent"]["untrusted"], true);
     }
 
     #[test]

@@ -138,6 +138,25 @@ pub fn error_body(body: &[u8]) -> String {
     }
 }
 
+/// `n` and a noun, singular or plural as `n` asks: `1 character`,
+/// `2 characters` (nouns whose plural adds `s`; see [`count_as`]).
+pub fn count<N: Copy + std::fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    count_as(n, noun, &format!("{noun}s"))
+}
+
+/// [`count`] for a noun with its own plural: `1 entry`, `2 entries`.
+pub fn count_as<N: Copy + std::fmt::Display + PartialEq + From<u8>>(
+    n: N,
+    one: &str,
+    many: &str,
+) -> String {
+    if n == N::from(1) {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 /// A count as the docs write it: `10,000`.
 pub fn thousands(n: impl Into<u64>) -> String {
     let digits = n.into().to_string();
@@ -154,6 +173,15 @@ pub fn thousands(n: impl Into<u64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_say_one_thing_or_many() {
+        assert_eq!(count(0, "character"), "0 characters");
+        assert_eq!(count(1, "character"), "1 character");
+        assert_eq!(count(2, "line"), "2 lines");
+        assert_eq!(count_as(1, "entry", "entries"), "1 entry");
+        assert_eq!(count_as(3, "entry", "entries"), "3 entries");
+    }
 
     #[test]
     fn counts_are_grouped_in_thousands() {

@@ -95,7 +95,7 @@ async def test_window_edges(client, rustpad, pad):
     only_end = ok(await call(client, "get_document", window(pad, end=1)))
     assert (only_end["text"], only_end["start_line"]) == ("a\n", 1)
     message = failed(await call(client, "get_document", window(pad, 4)))
-    assert "start_line 4 is past the end" in message and "has 3 line(s)" in message
+    assert "start_line 4 is past the end" in message and "has 3 lines" in message
     message = failed(await call(client, "get_document", window(pad, 3, 2)))
     assert "end_line 2 is before start_line 3" in message
     for bad in (0, -1, 1.5, "2", MAX_DOCUMENT_CHARS + 2):
@@ -316,7 +316,7 @@ async def test_a_batch_with_problems_names_each_one_and_writes_nothing(client, r
     assert message.startswith("Nothing was written.")
     for part in (
         "edit 1: old_text does not occur in the text",
-        "edit 2: old_text occurs 2 times, starting on line(s) 1, 2",
+        "edit 2: old_text occurs 2 times, starting on lines 1, 2",
         "edit 3: old_text and new_text are the same",
         'edit 4: old_text is empty, so it needs "line"',
         "edits 5 and 6 overlap on line 3",

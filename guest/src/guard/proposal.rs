@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use super::ANSWER_KEY;
 use super::standing::Sealed;
 use crate::digest;
+use crate::text::count;
 
 /// How much of a caller-supplied value the dialog shows.
 const MAX_VALUE_CHARS: usize = 200;
@@ -93,13 +94,20 @@ fn one_line(value: &str) -> String {
     if collapsed.is_empty() {
         return match total {
             0 => "(empty)".into(),
-            n => format!("({n} whitespace or control characters)"),
+            n => format!("({})", count(n, "whitespace or control character")),
         };
     }
     match collapsed.char_indices().nth(MAX_VALUE_CHARS) {
-        Some((cut, _)) => format!("{}… (cut; {total} characters in all)", &collapsed[..cut]),
+        Some((cut, _)) => format!(
+            "{}… (cut; {} in all)",
+            &collapsed[..cut],
+            count(total, "character")
+        ),
         None if collapsed != value => {
-            format!("{collapsed} (shown on one line; {total} characters in all)")
+            format!(
+                "{collapsed} (shown on one line; {} in all)",
+                count(total, "character")
+            )
         }
         None => collapsed,
     }

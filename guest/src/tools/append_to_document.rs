@@ -14,7 +14,7 @@ use crate::result::ToolResult;
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
 use crate::rustpad::socket::Track;
-use crate::text::char_len;
+use crate::text::{char_len, count};
 
 pub static TOOL: Tool = Tool {
     name: "append_to_document",
@@ -71,7 +71,11 @@ fn run(call: &Call) -> ToolResult {
     written(
         call.url,
         id,
-        format!("Appended {appended} characters to pad \"{id}\" (now {after} characters)."),
+        format!(
+            "Appended {} to pad \"{id}\" (now {}).",
+            count(appended, "character"),
+            count(after, "character")
+        ),
         after,
         json!({ "appended_characters": appended }),
     )

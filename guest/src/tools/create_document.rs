@@ -15,7 +15,7 @@ use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
 use crate::rustpad::socket::Track;
-use crate::text::char_len;
+use crate::text::{char_len, count};
 
 pub static TOOL: Tool = Tool {
     name: "create_document",
@@ -113,8 +113,8 @@ fn run(call: &Call) -> ToolResult {
         format!("Created pad \"{id}\".\nLink: {link}\n{EPHEMERAL}")
     } else {
         format!(
-            "Created pad \"{id}\" with {} characters.\nLink: {link}\n{EPHEMERAL}",
-            char_len(text)
+            "Created pad \"{id}\" with {}.\nLink: {link}\n{EPHEMERAL}",
+            count(char_len(text), "character")
         )
     };
     let mut extra = json!({ "created": true });

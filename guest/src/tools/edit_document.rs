@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::args::{Edits, Flag, GivenBase, PadId};
+use super::args::{BaseOrNow, Edits, Flag, PadId};
 use super::catalogue::{removal_threshold, removals_counted};
 use super::edit_effect::{Batch, Effect, applied, preview, report, untrusted_history};
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
@@ -111,7 +111,7 @@ struct Arguments<'a> {
     #[serde(borrow)]
     edits: Edits<'a>,
     /// The base from the get_document window (or edit_document result) the edits were read in; omit it to edit the pad as it is now
-    base: Option<GivenBase>,
+    base: Option<BaseOrNow>,
     /// Return the diff and whether a person would be asked, and write nothing
     #[serde(default)]
     dry_run: Flag,
@@ -144,7 +144,7 @@ fn run(call: &Call) -> ToolResult {
         base,
         dry_run: Flag(dry_run),
     } = call.arguments()?;
-    let base = base.map(|GivenBase(base)| base);
+    let base = base.map(|BaseOrNow(base)| base);
     let given = [
         base.as_ref().map(Base::to_string).unwrap_or_default(),
         edits_digest(&edits),
@@ -297,9 +297,9 @@ fn base_text(socket: &PadSocket, request: &Request) -> Result<(Base, Rope), Tool
     match base.find(since) {
         Ok(text) => Ok((base.clone(), text.clone())),
         Err(Stale::Unreached) => Err(ToolError::new(format!(
-            "Nothing was written: base {base} names revision {}, but pad \"{id}\" now has only {} revision(s). Rustpad has restarted or the pad expired since that read, so the text the edits were stated against is gone. Read the pad again (get_document with start_line) and state the edits against the new base.",
+            "Nothing was written: base {base} names revision {}, but pad \"{id}\" now has only {}. Rustpad has restarted or the pad expired since that read, so the text the edits were stated against is gone. Read the pad again (get_document with start_line) and state the edits against the new base.",
             base.revision,
-            socket.revision()
+            crate::text::count(socket.revision(), "revision")
         ))),
         Err(Stale::Rewritten) => Err(ToolError::new(format!(
             "Nothing was written: base {base} does not match pad \"{id}\"'s history. Its revision {} now holds another text, so Rustpad has restarted or the pad expired and was written again since that read. Read the pad again (get_document with start_line) and state the edits against the new base.",
@@ -366,11 +366,7 @@ fn proposal<'a>(
             [(old_label, edit.old_text), (new_label, edit.new_text)]
         })
         .collect();
-    let edits = if count == 1 {
-        "1 edit".to_string()
-    } else {
-        format!("{count} edits")
-    };
+    let edits = crate::text::count(count, "edit");
     Proposal {
         tool: TOOL.name,
         pad: id,

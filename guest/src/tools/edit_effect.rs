@@ -200,11 +200,7 @@ pub(super) fn report(
             range
         })
         .collect();
-    let edits = if count == 1 {
-        "1 edit".to_string()
-    } else {
-        format!("{count} edits")
-    };
+    let edits = crate::text::count(count, "edit");
     let mut notes = vec![EPHEMERAL.to_string()];
     if cut {
         notes.push(format!(
@@ -234,8 +230,8 @@ pub(super) fn report(
         )
     } else {
         format!(
-            "Applied {edits} to pad \"{id}\" as one change: it is now at revision {new_revision} (base {new_base}, {} characters).\nLink: {}",
-            effect.after.len_chars(),
+            "Applied {edits} to pad \"{id}\" as one change: it is now at revision {new_revision} (base {new_base}, {}).\nLink: {}",
+            crate::text::count(effect.after.len_chars(), "character"),
             url.share_link(id)
         )
     };

@@ -21,6 +21,7 @@ use super::schema::{self, described};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::result::{self, ToolError, ToolResult};
+use crate::text::count;
 use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::socket::{PadSocket, Track};
 
@@ -95,7 +96,7 @@ pub(super) fn output() -> Fields {
 struct Arguments<'a> {
     #[serde(borrow)]
     id: PadId<'a>,
-    /// The base from a get_document window or an edit_document result: the text to compare the pad with
+    /// The base to compare the pad with, as a get_document window, edit_document, get_changes or wait_for_changes returned it
     base: GivenBase,
 }
 
@@ -310,8 +311,9 @@ pub(super) fn changes(socket: &PadSocket, id: &str, base: &Base) -> Result<Chang
 pub(super) fn stale_base(stale: Stale, id: &str, base: &Base, now: u64) -> ToolError {
     let why = match stale {
         Stale::Unreached => format!(
-            "base {base} names revision {}, but pad \"{id}\" now has only {now} revision(s)",
-            base.revision
+            "base {base} names revision {}, but pad \"{id}\" now has only {}",
+            base.revision,
+            count(now, "revision")
         ),
         Stale::Rewritten => format!(
             "base {base} does not match pad \"{id}\"'s history: its revision {} now holds another text",
@@ -323,10 +325,3 @@ pub(super) fn stale_base(stale: Stale, id: &str, base: &Base, now: u64) -> ToolE
     ))
 }
 
-fn count(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
-    }
-}

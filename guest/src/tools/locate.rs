@@ -16,7 +16,7 @@ use ropey::Rope;
 
 use crate::guard;
 use crate::result::ToolError;
-use crate::text::{char_len, shared_ends};
+use crate::text::{char_len, count, shared_ends};
 
 /// The most edits one call takes.
 pub const MAX_EDITS: usize = 100;
@@ -89,7 +89,7 @@ pub fn plan(text: &Rope, edits: &[EditSpec]) -> Result<Plan, ToolError> {
         problems.truncate(MAX_PROBLEMS);
         let mut message = problems.join("; ");
         if more > 0 {
-            message.push_str(&format!("; and {more} more problem(s)"));
+            message.push_str(&format!("; and {}", count(more, "more problem")));
         }
         return Err(ToolError::new(message));
     }
@@ -110,7 +110,8 @@ fn locate(text: &Rope, flat: &str, edit: &EditSpec) -> Result<usize, String> {
         && line > lines + usize::from(edit.old_text.is_empty())
     {
         return Err(format!(
-            "line {line} is past the end: the text has {lines} line(s){}",
+            "line {line} is past the end: the text has {}{}",
+            count(lines, "line"),
             if edit.old_text.is_empty() {
                 format!(", so an insertion can go at line {} at most", lines + 1)
             } else {
@@ -147,11 +148,11 @@ fn locate(text: &Rope, flat: &str, edit: &EditSpec) -> Result<usize, String> {
             "old_text does not occur in the text (it was to start on line {line}); copy it exactly from a fresh read"
         )),
         ([], Some(line)) => Err(format!(
-            "old_text does not start on line {line}; it starts on line(s) {}",
+            "old_text does not start on line {line}; it starts on {}",
             candidate_lines(&starts[..starts.len().min(MOST_NAMED)], line_of)
         )),
         (_, None) => Err(format!(
-            "old_text occurs {}, starting on line(s) {}; make it longer so it occurs once, or give \"line\" to pick one",
+            "old_text occurs {}, starting on {}; make it longer so it occurs once, or give \"line\" to pick one",
             times(starts.len()),
             candidate_lines(&starts[..starts.len().min(MOST_NAMED)], line_of)
         )),
@@ -201,7 +202,8 @@ fn occurrences(
 fn candidate_lines(starts: &[usize], line_of: impl Fn(usize) -> usize) -> String {
     let mut lines: Vec<usize> = starts.iter().map(|b| line_of(*b)).collect();
     lines.dedup();
-    guard::list_lines(&lines)
+    let noun = if lines.len() == 1 { "line" } else { "lines" };
+    format!("{noun} {}", guard::list_lines(&lines))
 }
 
 /// The operation for edits already found (sorted, not overlapping).
@@ -305,7 +307,7 @@ mod tests {
         );
         let err = apply(text, &[edit("x = 1", "x = 2", None)]).unwrap_err();
         assert!(
-            err.contains("occurs 2 times, starting on line(s) 1, 2"),
+            err.contains("occurs 2 times, starting on lines 1, 2"),
             "{err}"
         );
     }
@@ -334,8 +336,8 @@ mod tests {
             "edit 1: old_text does not occur",
             "edit 2: old_text and new_text are the same",
             "edit 3: old_text is empty, so it needs \"line\"",
-            "edit 4: old_text does not start on line 3; it starts on line(s) 1",
-            "edit 5: line 9 is past the end: the text has 4 line(s), so an insertion can go at line 5 at most",
+            "edit 4: old_text does not start on line 3; it starts on line 1",
+            "edit 5: line 9 is past the end: the text has 4 lines, so an insertion can go at line 5 at most",
         ] {
             assert!(err.contains(expected), "{expected} in {err}");
         }
@@ -381,7 +383,7 @@ mod tests {
         let long = "a".repeat(131_072);
         let err = apply(&pad, &[edit(&long, "b", None)]).unwrap_err();
         assert!(
-            err.contains("occurs more than 10 times, starting on line(s) 1"),
+            err.contains("occurs more than 10 times, starting on line 1;"),
             "{err}"
         );
         let err = apply(&pad, &[edit(&long, "b", Some(1))]).unwrap_err();
@@ -389,7 +391,7 @@ mod tests {
         let lines = "x\n".repeat(30);
         let err = apply(&lines, &[edit("x", "y", None)]).unwrap_err();
         assert!(
-            err.contains("more than 10 times, starting on line(s) 1, 2, 3, 4, 5, 6, 7, 8, 9, 10;"),
+            err.contains("more than 10 times, starting on lines 1, 2, 3, 4, 5, 6, 7, 8, 9, 10;"),
             "{err}"
         );
     }

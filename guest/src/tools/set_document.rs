@@ -17,7 +17,7 @@ use crate::result::{self, ToolResult};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
 use crate::rustpad::socket::Track;
-use crate::text::char_len;
+use crate::text::{char_len, count};
 
 pub static TOOL: Tool = Tool {
     name: "set_document",
@@ -80,7 +80,9 @@ fn run(call: &Call) -> ToolResult {
                 arguments: vec![&new_fingerprint],
                 state_of: &content,
                 what: format!(
-                    "replace the entire content of pad \"{id}\" ({before} characters) with new content ({new_length} characters)"
+                    "replace the entire content of pad \"{id}\" ({}) with new content ({})",
+                    count(before, "character"),
+                    count(new_length, "character")
                 ),
                 consequence: "The previous content cannot be restored.",
                 facts: vec![format!(
@@ -114,7 +116,11 @@ fn run(call: &Call) -> ToolResult {
     written(
         call.url,
         id,
-        format!("Replaced the content of pad \"{id}\" ({before} → {new_length} characters)."),
+        format!(
+            "Replaced the content of pad \"{id}\" ({} → {}).",
+            count(before, "character"),
+            count(new_length, "character")
+        ),
         after,
         json!({ "changed": true, "characters_before": before }),
     )

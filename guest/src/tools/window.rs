@@ -49,7 +49,8 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
     let first = window.start.unwrap_or(1);
     if first > total {
         return Err(ToolError::new(format!(
-            "start_line {first} is past the end: pad \"{id}\" has {total} line(s) at revision {revision}. Ask for a window that starts at line {total} or before."
+            "start_line {first} is past the end: pad \"{id}\" has {} at revision {revision}. Ask for a window that starts at line {total} or before.",
+            text::count(total, "line")
         )));
     }
     let asked_last = window.end.unwrap_or(total);
@@ -106,9 +107,13 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
     if !notes.is_empty() {
         payload.insert("note".into(), json!(notes.join(" ")));
     }
+    let lines = if shown.last == first {
+        format!("line {first}")
+    } else {
+        format!("lines {first}–{}", shown.last)
+    };
     let summary = format!(
-        "Pad \"{id}\", lines {first}–{} of {total}, at revision {revision} (base {base}). The numbers before each tab are line numbers, not part of the text.{}",
-        shown.last,
+        "Pad \"{id}\", {lines} of {total}, at revision {revision} (base {base}). The numbers before each tab are line numbers, not part of the text.{}",
         notes.iter().map(|n| format!(" {n}")).collect::<String>()
     );
     let mut body = numbered(&shown.text, first, shown.last);

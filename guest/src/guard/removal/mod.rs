@@ -64,7 +64,7 @@ use crate::grants::tally::{self, Amount, Turn};
 use crate::rustpad::authorship::Authorship;
 use crate::rustpad::marks::Class;
 use crate::rustpad::socket::Queue;
-use crate::text::shared_ends;
+use crate::text::{count, count_as, shared_ends};
 
 /// Text-changing entries of unmarked connections that the window spans (see above).
 pub const WINDOW_EDITS: u64 = 1_000;
@@ -412,13 +412,13 @@ impl Removal {
     pub fn facts(&self) -> Vec<String> {
         let removed = self.change.removed;
         let mut facts = vec![format!(
-            "This removes {removed} of the pad's {} characters.",
-            self.pad_chars
+            "This removes {removed} of the pad's {}.",
+            count(self.pad_chars, "character")
         )];
         if self.ours > 0 {
             facts.push(format!(
-                "Of these, {} are text this server wrote, which counts only toward the limit of {MAX_REMOVED_CHARS}.",
-                self.ours
+                "Of these, {} text this server wrote, which counts only toward the limit of {MAX_REMOVED_CHARS}.",
+                count_as(self.ours, "is", "are")
             ));
         }
         if let Queue::Behind { writers } = self.queue {
@@ -443,7 +443,8 @@ impl Removal {
             ),
             Some((_, theirs)) if theirs > self.theirs() || self.baseline != self.pad_chars => {
                 facts.push(format!(
-                    "With what was removed from the pad lately without a person's approval (by this server, or by connections that have since left it), {theirs} characters would be gone, of the {} that this server did not write.",
+                    "With what was removed from the pad lately without a person's approval (by this server, or by connections that have since left it), {} would be gone, of the {} that this server did not write.",
+                    count(theirs, "character"),
                     self.baseline
                 ));
             }

@@ -223,16 +223,40 @@ impl<'de: 'a, 'a> Deserialize<'de> for ConfirmToken<'a> {
     }
 }
 
-/// The base a model read, as `get_document` and `edit_document` give it.
+/// The base a model read, as a `get_document` window, `edit_document`,
+/// `get_changes` and `wait_for_changes` give it, where a tool needs one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GivenBase(pub Base);
+
+/// A base where a tool may go without one ([`GivenBase`] otherwise):
+/// `edit_document`, which then edits the pad as it is now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BaseOrNow(pub Base);
+
+/// What a base that is not one of ours is told: where bases come from, and
+/// `instead` (what else the tool takes).
+fn not_a_base(instead: &str) -> String {
+    format!(
+        "argument is not a base this server gives out (r<revision>.<16 hex digits>): pass unchanged the base that a get_document window, edit_document, get_changes or wait_for_changes returned{instead}"
+    )
+}
 
 impl<'de> Deserialize<'de> for GivenBase {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         string(deserializer, |text| {
-            Base::parse(text).map(GivenBase).ok_or_else(|| {
-                "argument is not a base this server gives out (r<revision>.<16 hex digits>): pass the base from a get_document window or an edit_document result unchanged, or leave it out to edit the pad as it is now".to_string()
-            })
+            Base::parse(text)
+                .map(GivenBase)
+                .ok_or_else(|| not_a_base(""))
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for BaseOrNow {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        string(deserializer, |text| {
+            Base::parse(text)
+                .map(BaseOrNow)
+                .ok_or_else(|| not_a_base(", or leave it out to edit the pad as it is now"))
         })
     }
 }

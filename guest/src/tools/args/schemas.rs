@@ -8,7 +8,8 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use super::{
-    ConfirmToken, Edits, Flag, GivenBase, Language, Line, MAX_LINE, NonEmptyText, PadId, Text,
+    BaseOrNow, ConfirmToken, Edits, Flag, GivenBase, Language, Line, MAX_LINE, NonEmptyText, PadId,
+    Text,
 };
 use crate::rustpad::base;
 use crate::text::{MAX_DOCUMENT_CHARS, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOKEN_CHARS};
@@ -77,6 +78,11 @@ argument_schema!(
 );
 
 argument_schema!(GivenBase, "GivenBase", |_generator| json_schema!({
+    "type": "string",
+    "pattern": base::PATTERN,
+}));
+
+argument_schema!(BaseOrNow, "BaseOrNow", |_generator| json_schema!({
     "type": "string",
     "pattern": base::PATTERN,
 }));
