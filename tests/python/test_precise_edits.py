@@ -295,7 +295,7 @@ async def test_a_base_from_before_a_reload_is_refused(client, rustpad, pad, new_
     message = failed(
         await call(client, "edit_document", {"id": other, "base": base, "edits": [change("fresh", "x")]})
     )
-    assert "names revision 6, but" in message and "now has only 1 revision(s)" in message
+    assert "names revision 6, but" in message and "now has only 1 revision" in message
     assert "Read the pad again" in message
     assert rustpad.text(other) == "fresh"
     assert edits(rustpad, pad) == [] and edits(rustpad, other) == []
