@@ -18,6 +18,7 @@ mod jsonrpc;
 mod outbox;
 mod places;
 mod questions;
+mod recent;
 mod route;
 mod runtime;
 mod settings;

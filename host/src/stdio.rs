@@ -34,6 +34,7 @@ use crate::lock;
 use crate::outbox::{Lines, STDIO_QUEUE_BYTES, outbox};
 use crate::places::CallPlaces;
 use crate::questions::{Asker, Questions};
+use crate::recent::Recent;
 use crate::route::{Route, Router, SessionUse};
 use crate::runtime::{Elicitor, Grants, Runtime};
 use crate::settings::{MAX_CALLS, WatchLimits};
@@ -70,6 +71,8 @@ pub async fn serve(
             places: Arc::new(Semaphore::new(MAX_HELD)),
         }),
     };
+    // What this client used lately: the connection is its one session.
+    let recent = Recent::new(out.clone());
     let writer = tokio::spawn(write_lines(lines));
     let places = Arc::new(CallPlaces::new(max_calls, MAX_CALLS));
     let in_hand = Arc::new(Semaphore::new(IN_HAND_PER_CALL * max_calls));
@@ -142,6 +145,7 @@ pub async fn serve(
                 elicitor: Some(asker),
                 places: Some(places.clone()),
                 watching: watching.clone(),
+                recent: Some(recent.clone()),
             },
             flights: Some(flights.clone()),
             place: Some(place),
@@ -189,6 +193,7 @@ pub async fn serve(
     flights.close();
     drop(tasks);
     drop(out);
+    drop(recent);
     let _ = writer.await;
     Ok(())
 }

@@ -180,7 +180,7 @@ async def test_control_characters_are_removed_from_a_window_and_counted(client, 
     rustpad.seed(pad, "bell\x07\nesc\x1b[0m\n")
     structured = ok(await call(client, "get_document", window(pad, 1)))
     assert structured["text"] == "bell\nesc[0m\n"
-    assert "2 control character(s) were removed" in structured["note"]
+    assert "2 control characters were removed" in structured["note"]
 
 
 # -- edit_document -------------------------------------------------------------------------------

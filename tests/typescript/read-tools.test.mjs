@@ -51,7 +51,7 @@ describe('read tools', () => {
           const result = await client.callTool({ name: 'get_document', arguments: { id } });
           assert.notEqual(result.isError, true, textOf(result));
           assert.equal(result.structuredContent.text, 'line one\n\tindented\r\nbell esc[0m end');
-          assert.match(result.structuredContent.note, /2 control character\(s\) were removed/);
+          assert.match(result.structuredContent.note, /2 control characters were removed/);
         });
       });
 

@@ -20,8 +20,11 @@ describe('resources', () => {
           resourceTemplates.map((t) => t.uriTemplate),
           ['rustpad://{id}'],
         );
-        assert.deepEqual((await session.client.listResources()).resources, []);
         const { contents } = await session.client.readResource({ uri: `rustpad://${id}` });
+        // A pad this client read is listed, newest first (docs/resources.md).
+        const { resources } = await session.client.listResources();
+        assert.equal(resources[0].uri, `rustpad://${id}`);
+        assert.equal(resources[0].name, id);
         assert.equal(contents.length, 1);
         assert.equal(contents[0].uri, `rustpad://${id}`);
         assert.ok(contents[0].text.startsWith(UNTRUSTED_PREAMBLE), contents[0].text);

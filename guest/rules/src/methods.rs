@@ -119,7 +119,8 @@ pub const METHODS: [Spec; 15] = [
         ..row(Method::PromptsGet, "prompts/get", Eras::Both)
     },
     Spec {
-        cache: Cache::Fixed,
+        // What a session used lately: it changes, and is the session's own.
+        cache: Cache::Live,
         ..row(Method::ResourcesList, "resources/list", Eras::Both)
     },
     Spec {

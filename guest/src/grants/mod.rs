@@ -1,5 +1,5 @@
 //! What the host running this component grants beyond WASI, and what follows
-//! from it. The rest of the guest reaches the outside world through the six
+//! from it. The rest of the guest reaches the outside world through the seven
 //! modules re-exported here, whichever build it is:
 //!
 //! - for rustpad-mcp's own host, they are the imports of the `server` world:
@@ -20,9 +20,11 @@ pub mod tcp;
 pub mod websocket;
 
 #[cfg(not(feature = "wasi-http"))]
-pub use crate::bindings::rustpad::mcp::{calls, elicitation, tally, watches, websocket, writers};
+pub use crate::bindings::rustpad::mcp::{
+    calls, elicitation, recent, tally, watches, websocket, writers,
+};
 #[cfg(feature = "wasi-http")]
-pub use stateless::{calls, elicitation, tally, watches, writers};
+pub use stateless::{calls, elicitation, recent, tally, watches, writers};
 
 /// The host can put a question to the client in the middle of a 2025-11-25
 /// call (`elicitation/create` on the client's connection).
@@ -42,6 +44,10 @@ pub const HOST_CHECKS_HTTP_CERTIFICATES: bool = cfg!(feature = "wasi-http");
 /// requests, so only a held request (2026-07-28 `subscriptions/listen`),
 /// which the component streams itself, can be served there.
 pub const KEEPS_SUBSCRIPTIONS: bool = cfg!(not(feature = "wasi-http"));
+
+/// The host keeps what each session used lately, and can tell a 2025-11-25
+/// session's client when that changes (`notifications/resources/list_changed`).
+pub const KEEPS_RECENT: bool = cfg!(not(feature = "wasi-http"));
 
 /// The host keeps a record of the connections this process wrote over, so
 /// a wait can tell this server's writes from people's.

@@ -36,12 +36,15 @@ pub fn server_info() -> Value {
 /// accepted, and there is never anything to log. A pad can be subscribed
 /// to in 2026-07-28 (a listen) everywhere, and in 2025-11-25 where the host
 /// keeps sessions' subscriptions.
+/// The resource list changes as a session uses pads, and a 2025-11-25
+/// client is told so where the host keeps sessions.
 pub(super) fn capabilities(modern: bool) -> Value {
     let subscribe = modern || crate::grants::KEEPS_SUBSCRIPTIONS;
+    let list_changed = !modern && crate::grants::KEEPS_RECENT;
     json!({
         "tools": { "listChanged": false },
         "prompts": { "listChanged": false },
-        "resources": { "listChanged": false, "subscribe": subscribe },
+        "resources": { "listChanged": list_changed, "subscribe": subscribe },
         "logging": {},
     })
 }

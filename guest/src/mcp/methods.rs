@@ -11,6 +11,7 @@ use super::request::{Answered, Request, RpcError};
 use super::{call, lists, negotiate, resources, subscriptions};
 use crate::config::Config;
 use crate::tools::CallContext;
+use crate::tools::args::check_id;
 
 /// Answers `method`. `context` tells a tool call what its request carried,
 /// and is only asked for by `tools/call`.
@@ -33,13 +34,22 @@ pub(super) fn answer(
         Method::Ping => json!({}),
         Method::ServerDiscover => lists::discover(),
         Method::ToolsList => lists::list_tools(config, params)?,
-        Method::ToolsCall => call::call_tool(config, request, context()?)?,
+        Method::ToolsCall => {
+            let result = call::call_tool(config, request, context()?)?;
+            if result.get("isError") != Some(&json!(true))
+                && let Some(id) = request.params.get("arguments").and_then(|a| a.get("id"))
+                && let Some(id) = id.as_str().and_then(|id| check_id(id).ok())
+            {
+                resources::used(id, request);
+            }
+            result
+        }
         Method::PromptsList => lists::empty_list(params, "prompts")?,
-        Method::ResourcesList => resources::list(params)?,
+        Method::ResourcesList => resources::list(config, params)?,
         Method::ResourcesTemplatesList => resources::templates(config, params)?,
         Method::PromptsGet => return Err(lists::no_prompt()),
-        Method::ResourcesRead => resources::read(config, params)?,
-        Method::ResourcesSubscribe => subscriptions::subscribe(config, params)?,
+        Method::ResourcesRead => resources::read(config, request)?,
+        Method::ResourcesSubscribe => subscriptions::subscribe(config, request)?,
         Method::ResourcesUnsubscribe => subscriptions::unsubscribe(config, params)?,
         Method::SubscriptionsListen => return subscriptions::listen(config, request),
         Method::LoggingSetLevel => lists::set_level(params)?,

@@ -37,8 +37,8 @@ pub const ROUND: Duration = Duration::from_secs(240);
 pub const MAX_PADS_PER_LISTEN: usize = 16;
 
 /// `resources/subscribe`: the session hears of every change to the pad.
-pub(super) fn subscribe(config: &Config, params: &Map<String, Value>) -> Outcome {
-    let uri = resources::uri_of(params, "resources/subscribe")?;
+pub(super) fn subscribe(config: &Config, request: &Request) -> Outcome {
+    let uri = resources::uri_of(&request.params, "resources/subscribe")?;
     let (url, id) = resources::pad_of(config, uri)?;
     let watch = Watch {
         subject: id.to_string(),
@@ -46,6 +46,7 @@ pub(super) fn subscribe(config: &Config, params: &Map<String, Value>) -> Outcome
         cursor: Some(revision_now(url, uri, id)?),
     };
     watches::start(&watch).map_err(|reason| cannot_watch(uri, &reason))?;
+    resources::used(id, request);
     Ok(json!({}))
 }
 
@@ -64,7 +65,10 @@ pub(super) fn unsubscribe(config: &Config, params: &Map<String, Value>) -> Outco
 
 /// `subscriptions/listen`: the request is held open; its acknowledgement
 /// goes first, then an update whenever a named pad changes. The list
-/// notifications are never honoured, since those lists never change.
+/// notifications are never honoured: the tool and prompt lists never
+/// change, and the resource list changes only with what a session used,
+/// which a 2026-07-28 client over HTTP has none of (on stdio it can list
+/// again after its own calls).
 /// The result is the listen's response, sent when it ends (the dispatch
 /// makes it the response of a [`super::Held`]).
 pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, RpcError> {
@@ -126,6 +130,9 @@ pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Rpc
                 watches.len()
             ),
         ));
+    }
+    for watch in &watches {
+        resources::used(&watch.subject, request);
     }
     let agreed = if honoured.is_empty() {
         json!({})

@@ -110,6 +110,7 @@ impl Server {
                 elicitor,
                 places: Some(self.places.clone()),
                 watching,
+                recent: session.as_ref().map(|session| session.recent.clone()),
             },
             flights: session.as_ref().map(|session| session.flights.clone()),
             place: Some(place),

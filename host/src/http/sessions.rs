@@ -14,6 +14,7 @@ use crate::flights::Flights;
 use crate::lock;
 use crate::outbox::{CALL_QUEUE_BYTES, Lines, outbox};
 use crate::questions::Questions;
+use crate::recent::Recent;
 use crate::watches::{Scope, Watchers};
 
 /// Open sessions one process keeps; past it, the least recently used ends.
@@ -29,6 +30,8 @@ pub struct Session {
     pub flights: Arc<Flights>,
     /// Its subscriptions; none where nothing can be watched.
     pub scope: Option<Arc<Scope>>,
+    /// What the session used lately.
+    pub recent: Arc<Recent>,
     /// Where their updates wait for the session's stream; taken while a
     /// GET has it open.
     stream: Mutex<Option<Lines>>,
@@ -132,6 +135,7 @@ impl Sessions {
             session.end("the server needed room for a newer session");
         }
         let (out, lines) = outbox(CALL_QUEUE_BYTES);
+        let recent = Recent::new(out.clone());
         let scope = self
             .watchers
             .as_ref()
@@ -143,6 +147,7 @@ impl Sessions {
                 questions: Arc::default(),
                 flights: Arc::default(),
                 scope,
+                recent,
                 stream: Mutex::new(Some(lines)),
                 ended: Default::default(),
                 last_used: Mutex::new(Instant::now()),

@@ -1,7 +1,7 @@
 //! The component's imports beyond WASI, as this host grants them: the
 //! WebSocket through the egress policy, questions to the client, running
-//! totals and turns, places for tool calls, and the record of this
-//! process's writers.
+//! totals and turns, places for tool calls, the record of this process's
+//! writers, and what a session used lately.
 
 use std::time::Duration;
 
@@ -168,6 +168,23 @@ impl rustpad::mcp::writers::Host for CallState {
 
     async fn noted(&mut self, key: String) -> wasmtime::Result<Vec<(u64, Option<u64>)>> {
         Ok(self.writers.noted(&key))
+    }
+}
+
+impl rustpad::mcp::recent::Host for CallState {
+    async fn note(&mut self, item: String, changed: Option<String>) -> wasmtime::Result<()> {
+        if let Some(recent) = &self.recent {
+            recent.note(item, changed);
+        }
+        Ok(())
+    }
+
+    async fn items(&mut self) -> wasmtime::Result<Vec<String>> {
+        Ok(self
+            .recent
+            .as_ref()
+            .map(|recent| recent.list())
+            .unwrap_or_default())
     }
 }
 

@@ -22,6 +22,7 @@ use wasmtime_wasi_http::WasiHttpCtx;
 use crate::budget::{MemoryBudget, Reservation};
 use crate::egress::Egress;
 use crate::places::CallPlaces;
+use crate::recent::Recent;
 use crate::settings::Limits;
 use crate::tally::Tallies;
 use crate::watches::{Held, Round, Rounds, Watching};
@@ -69,6 +70,8 @@ pub struct Grants {
     pub places: Option<Arc<CallPlaces>>,
     /// Where its watches go, and whether its request may be held open.
     pub watching: Watching,
+    /// What its session used lately; none: the transport keeps no session.
+    pub recent: Option<Arc<Recent>>,
 }
 
 /// The component, built and compiled by build.rs for this binary's target,
@@ -206,6 +209,7 @@ impl Runtime {
         rustpad::mcp::calls::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::writers::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::watches::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        rustpad::mcp::recent::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         let pre = ServerPre::new(linker.instantiate_pre(component)?)?;
         Ok(Runtime {
             engine,
@@ -251,6 +255,7 @@ impl Runtime {
             elicitor: grants.elicitor,
             places: grants.places,
             watching: grants.watching,
+            recent: grants.recent,
             held: None,
             place: None,
             waited,

@@ -18,6 +18,7 @@ use super::{MAX_INSTANCES, MAX_TABLE_ELEMENTS, MEMORY_LIMIT_BYTES};
 use crate::budget::{MemoryBudget, Reservation};
 use crate::egress::Egress;
 use crate::places::CallPlaces;
+use crate::recent::Recent;
 use crate::tally::Tallies;
 use crate::watches::{Held, Watching};
 use crate::writers::Writers;
@@ -41,6 +42,8 @@ pub struct CallState {
     /// Where tool calls get their place; none: no bound.
     pub(super) places: Option<Arc<CallPlaces>>,
     pub(super) watching: Watching,
+    /// What this instance's session used lately, if it has a session.
+    pub(super) recent: Option<Arc<Recent>>,
     /// The request this instance held open, for the call to keep.
     pub(super) held: Option<Held>,
     /// The place this instance's tool call holds, once it took one.
