@@ -336,9 +336,15 @@ def test_a_session_has_one_stream_at_a_time_and_it_carries_the_updates(rustpad, 
         assert subscribed.json()["result"] == {}
         anyio.run(watcher_joined, ana)
         anyio.run(ana.append, "more\n")
-        while not (line := stream.readline().decode()).startswith("data: "):
-            pass
-        assert json.loads(line[len("data: ") :]) == {
+
+        def next_event() -> dict:
+            while not (line := stream.readline().decode()).startswith("data: "):
+                pass
+            return json.loads(line[len("data: ") :])
+
+        # The subscription put the pad on the session's list of pads it used (test_recent_pads.py).
+        assert next_event() == {"jsonrpc": "2.0", "method": "notifications/resources/list_changed"}
+        assert next_event() == {
             "jsonrpc": "2.0",
             "method": "notifications/resources/updated",
             "params": {"uri": uri},

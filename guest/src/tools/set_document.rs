@@ -117,8 +117,7 @@ fn run(call: &Call) -> ToolResult {
         call.url,
         id,
         format!(
-            "Replaced the content of pad \"{id}\" ({} → {}).",
-            count(before, "character"),
+            "Replaced the content of pad \"{id}\" ({before} → {}).",
             count(new_length, "character")
         ),
         after,
