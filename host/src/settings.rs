@@ -65,7 +65,7 @@ const MAX_TALLY_SECONDS: usize = 15 * 60;
 /// default budget to calls.
 const DEFAULT_WATCHED_PADS: usize = 16;
 const MAX_WATCHED_PADS: usize = 10_000;
-const DEFAULT_WATCHES_PER_SUBSCRIBER: usize = 16;
+const DEFAULT_WATCHES_PER_SUBSCRIBER: usize = rustpad_mcp_rules::watching::PADS_PER_LISTEN;
 const MAX_WATCHES_PER_SUBSCRIBER: usize = 1_000;
 
 /// How much the host lets running calls take, on either transport.

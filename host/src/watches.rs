@@ -7,7 +7,8 @@
 //! the host only keeps them, counts them against the caps
 //! ([`crate::settings::WatchLimits`]), and sends each subscriber its own line
 //! when its subject changed. Bounds:
-//! - at most one update per subject per [`COALESCE`];
+//! - at most one update per subject per [`COALESCE`] (the pace every watch
+//!   loop keeps, ours and the component's own in a WebAssembly host);
 //! - a subscriber has at most one update on its way per subject (updates
 //!   are level triggers: "read it again"), so a client that stops reading
 //!   makes nothing grow;
@@ -24,6 +25,8 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinHandle;
+
+use rustpad_mcp_rules::watching::COALESCE;
 
 use crate::lock;
 use crate::outbox::Outbox;
@@ -56,8 +59,6 @@ pub trait Rounds: Send + Sync + 'static {
     ) -> Pin<Box<dyn Future<Output = Round> + Send + 'a>>;
 }
 
-/// At most one update per subject in this interval.
-pub const COALESCE: Duration = Duration::from_secs(1);
 /// The first pause before a lost subject is tried again, and the longest.
 const RETRY_FIRST: Duration = Duration::from_secs(1);
 pub const RETRY_MOST: Duration = Duration::from_secs(30);

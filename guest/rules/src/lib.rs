@@ -12,6 +12,7 @@
 //!   UTF-16 surrogate is read;
 //! - [`egress`]: the one origin that may be reached;
 //! - [`websocket`]: the bounds and deadlines of a connection to Rustpad;
+//! - [`watching`]: the pace of every watch loop (coalescing, keepalives);
 //! - [`gate`]: who may call an HTTP transport, and how a refusal is answered;
 //! - [`post`]: what a POST must be before its body is read;
 //! - [`loopback`]: what names this machine;
@@ -29,4 +30,5 @@ pub mod post;
 pub mod status;
 #[cfg(feature = "tls")]
 pub mod tls;
+pub mod watching;
 pub mod websocket;

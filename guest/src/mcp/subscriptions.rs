@@ -34,7 +34,7 @@ const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 pub const ROUND: Duration = Duration::from_secs(240);
 /// The most pads one listen may name, where the component streams the
 /// listen itself (a WebAssembly host); rustpad-mcp's host has a setting.
-pub const MAX_PADS_PER_LISTEN: usize = 16;
+pub const MAX_PADS_PER_LISTEN: usize = rustpad_mcp_rules::watching::PADS_PER_LISTEN;
 
 /// `resources/subscribe`: the session hears of every change to the pad.
 pub(super) fn subscribe(config: &Config, request: &Request) -> Outcome {

@@ -7,7 +7,6 @@
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::{StreamExt, stream};
@@ -16,16 +15,13 @@ use http::{HeaderValue, Response, StatusCode};
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
 use rustpad_mcp_rules::headers::SESSION_ID;
+use rustpad_mcp_rules::watching::{KEEPALIVE, KEEPALIVE_COMMENT};
 
 use super::Body;
 use super::replies::{busy_headers, empty, json_response};
 use super::sessions::{SessionStream, Sessions};
 use crate::call::{Ended, Running};
 use crate::outbox::Lines;
-
-/// An event stream waiting on a person sends a comment this often, so
-/// proxies do not close it as idle.
-const KEEPALIVE: Duration = Duration::from_secs(20);
 
 /// The answer to a POST whose call is `running`, with what it streams (its
 /// questions, or a held listen's opening and updates) arriving on `events`. `in_session`: the request came in a session,
@@ -114,7 +110,7 @@ fn rest(
                 Some((stream::iter([Ok(event(&next.line))]).right_stream(), Some((running, events))))
             }
             () = tokio::time::sleep(KEEPALIVE) => {
-                let keepalive = Ok(Frame::data(Bytes::from_static(b": keepalive\n\n")));
+                let keepalive = Ok(Frame::data(Bytes::from_static(KEEPALIVE_COMMENT)));
                 Some((stream::iter([keepalive]).right_stream(), Some((running, events))))
             }
         }
@@ -136,7 +132,7 @@ pub(super) fn session_stream(stream: SessionStream) -> Response<Body> {
                 Some((Ok(event(&queued.line)), stream))
             }
             () = tokio::time::sleep(KEEPALIVE) => {
-                let keepalive = Ok(Frame::data(Bytes::from_static(b": keepalive\n\n")));
+                let keepalive = Ok(Frame::data(Bytes::from_static(KEEPALIVE_COMMENT)));
                 Some((keepalive, stream))
             }
         }
