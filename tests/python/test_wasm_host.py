@@ -382,3 +382,24 @@ async def test_a_pad_is_read_and_listened_to_through_the_component(where, pad):
                 assert len(rest) <= 1, rest
             [content] = (await client.read_resource(uri)).contents
             assert content.text.endswith("\n\nstart\ntheirs\n")
+
+
+async def test_a_listen_of_many_pads_hears_each_of_them_through_the_component(where, new_pad):
+    """The component waits on every named pad's socket in one poll: an edit to the last of
+    sixteen pads is heard, then one to the first, each as its own update."""
+    from test_subscriptions import UPDATE_WITHIN
+
+    rustpad = where.rustpad
+    pads = [new_pad(str(n)) for n in range(16)]
+    for pad in pads:
+        rustpad.seed(pad, "start\n")
+    uris = [f"rustpad://{pad}" for pad in pads]
+    with where.start(RUSTPAD_MCP_LISTEN_SECONDS="20") as host:
+        async with sdk(host) as client:
+            async with client.listen(resource_subscriptions=uris) as subscription:
+                assert subscription.honored.resource_subscriptions == uris
+                for pad in (pads[-1], pads[0]):
+                    rustpad.set_by_person(pad, "start\nand a person's line\n")
+                    with anyio.fail_after(UPDATE_WITHIN):
+                        event = await subscription.__anext__()
+                    assert event.uri == f"rustpad://{pad}"

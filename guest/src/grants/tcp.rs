@@ -145,6 +145,12 @@ impl Tcp {
         }
     }
 
+    /// Ready once the peer has sent something (or the connection ended), for
+    /// a caller that waits on several sockets at once in one poll.
+    pub(super) fn readable(&self) -> Pollable {
+        self.input().subscribe()
+    }
+
     /// Waits until the socket may be readable (`read`) or writable (`write`),
     /// or the deadline passes; false when it passed.
     pub(super) fn wait(&self, read: bool, write: bool, deadline: Instant) -> bool {

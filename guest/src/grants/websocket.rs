@@ -139,6 +139,18 @@ impl Connection {
         }
     }
 
+    /// Ready once the peer has sent something more, for a loop that waits
+    /// on several connections in one poll. It sees only the socket: call it
+    /// after [`Connection::recv`] has taken what TLS and the WebSocket had
+    /// read already (it returned `None`), or the poll may wait on data that
+    /// is here. None once the connection is closed.
+    pub fn readable(&self) -> Option<wasip2::io::poll::Pollable> {
+        let guard = self.socket.borrow();
+        guard
+            .as_ref()
+            .map(|socket| socket.get_ref().tcp().readable())
+    }
+
     /// Closes the connection, sending a close frame when the peer takes it at once.
     pub fn close(&self) {
         if let Some(mut socket) = self.socket.borrow_mut().take() {

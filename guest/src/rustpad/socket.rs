@@ -315,6 +315,13 @@ impl PadSocket {
         self.connection.close();
     }
 
+    /// Ready once Rustpad has sent something more (see
+    /// [`Connection::readable`]), for a loop over several sockets.
+    #[cfg(feature = "wasi-http")]
+    pub fn readable(&self) -> Option<wasip2::io::poll::Pollable> {
+        self.connection.readable()
+    }
+
     fn send(&self, message: &serde_json::Value) -> Result<(), Error> {
         self.connection
             .send(&message.to_string())

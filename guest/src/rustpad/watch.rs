@@ -40,7 +40,18 @@ pub fn until_others_change(
     deadline: Instant,
     settle: Settle,
 ) -> Result<bool, Error> {
-    until_others_change_within(socket, id, deadline, settle, usize::MAX)
+    until_others_change_within(socket, id, deadline, settle, usize::MAX, Drain::No)
+}
+
+/// Whether a watch stops at its deadline, or goes on past it while
+/// messages are already there to be read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Drain {
+    No,
+    /// Until nothing more has come: what the connection holds is then all
+    /// read, so a poll on its socket waits only for what is still to come.
+    #[cfg(feature = "wasi-http")]
+    UntilNothingWaits,
 }
 
 /// [`until_others_change`], failing once more than `events` messages came
@@ -51,6 +62,7 @@ fn until_others_change_within(
     deadline: Instant,
     settle: Settle,
     events: usize,
+    drain: Drain,
 ) -> Result<bool, Error> {
     let mut received = 0usize;
     let key = writers_key(id);
@@ -77,7 +89,7 @@ fn until_others_change_within(
                 .min(first + settle.at_most)
                 .min(deadline);
         }
-        if event.is_none() || now >= until {
+        if event.is_none() || (now >= until && drain == Drain::No) {
             return Ok(first.is_some());
         }
     }
@@ -166,6 +178,18 @@ impl Look {
     /// Watches until someone else's change has settled, or `until`; what
     /// was seen is then forgotten, so the next call sees only what follows.
     pub fn next_change(&mut self, until: Instant) -> Result<Seen, Error> {
+        self.watch(until, Drain::No)
+    }
+
+    /// What came already, without waiting for more (unless a change came,
+    /// which is waited out as [`Look::next_change`] does): afterwards the
+    /// connection holds nothing unread, so [`Look::readable`] may be polled.
+    #[cfg(feature = "wasi-http")]
+    pub fn what_came(&mut self) -> Result<Seen, Error> {
+        self.watch(Instant::now(), Drain::UntilNothingWaits)
+    }
+
+    fn watch(&mut self, until: Instant, drain: Drain) -> Result<Seen, Error> {
         let changed = std::mem::take(&mut self.begun_again)
             || until_others_change_within(
                 &mut self.socket,
@@ -173,6 +197,7 @@ impl Look {
                 until,
                 FOR_SUBSCRIBERS,
                 MAX_EVENTS_PER_LOOK,
+                drain,
             )?;
         self.socket.record_from_here()?;
         let revision = self.socket.revision();
@@ -194,5 +219,12 @@ impl Look {
 
     pub fn close(self) {
         self.socket.close();
+    }
+
+    /// Ready once Rustpad has sent something more: wait on it only after
+    /// [`Look::next_change`] took what had come (see `PadSocket::readable`).
+    #[cfg(feature = "wasi-http")]
+    pub fn readable(&self) -> Option<wasip2::io::poll::Pollable> {
+        self.socket.readable()
     }
 }

@@ -5,12 +5,17 @@
 //! timeout could cut it, the listen's result: a clean end the client can
 //! listen again from.
 //!
-//! One look per pad, watched in turn; a pad is heard of at most once per
-//! [`COALESCE`], as in rustpad-mcp's host. Nothing here knows this
-//! process's own writes (no host keeps them), so they count as anyone's.
+//! One look per pad, all waited on in one `wasi:io` poll, so an edit to any
+//! of them is heard of as soon as it settles; the pace (at most one update
+//! per pad per coalescing interval, a keepalive comment) is the one
+//! rustpad-mcp's host keeps ([`rustpad_mcp_rules::watching`]). Nothing here
+//! knows this process's own writes (no host keeps them), so they count as
+//! anyone's.
 
 use std::time::{Duration, Instant};
 
+use rustpad_mcp_rules::watching::{self, KEEPALIVE, KEEPALIVE_COMMENT};
+use wasip2::io::poll::Pollable;
 use wasip2::io::streams::OutputStream;
 
 use super::write_all as write;
@@ -39,13 +44,6 @@ pub fn seconds() -> Result<u64, String> {
         )),
     }
 }
-/// At most one update per pad in this interval.
-pub const COALESCE: Duration = Duration::from_secs(1);
-/// A comment this often keeps proxies from closing an idle stream, and
-/// finds a client that went away.
-const KEEPALIVE: Duration = Duration::from_secs(15);
-/// How long each pad is watched in its turn when a listen names several.
-const TURN: Duration = Duration::from_millis(100);
 
 /// One pad of the listen.
 struct Watched {
@@ -86,32 +84,16 @@ pub fn stream(held: Held, url: Option<&RustpadUrl>, stream: &OutputStream) {
     }
     let mut next_keepalive = Instant::now() + KEEPALIVE;
     while Instant::now() < end {
-        let watching = pads.iter().filter(|pad| pad.look.is_some()).count();
-        // Nothing to watch in this pass (no look, or each was told of within
-        // the interval): sleep until one may be watched again.
-        let now = Instant::now();
-        let ready = pads
-            .iter()
-            .filter(|pad| pad.look.is_some())
-            .map(|pad| pad.told.map_or(now, |told| told + COALESCE))
-            .min();
-        match ready {
-            Some(ready) if ready <= now => {}
-            ready => wait_until(ready.unwrap_or(end).min(next_keepalive).min(end)),
-        }
+        // What every pad that may be heard of again has sent already: a
+        // change is waited out (quiet, within limits), anything else read
+        // and let go, so that the poll below waits only for what is to come.
         for pad in &mut pads {
             let now = Instant::now();
-            if pad.told.is_some_and(|told| now < told + COALESCE) {
+            let Some(look) = &mut pad.look else { continue };
+            if watching::next_update(pad.told, now) > now {
                 continue;
             }
-            let Some(look) = &mut pad.look else { continue };
-            let turn = if watching > 1 {
-                now + TURN
-            } else {
-                next_keepalive
-            };
-            let seen = look.next_change(turn.min(end));
-            let tell = match seen {
+            let tell = match look.what_came() {
                 Ok(Seen::Changed(_)) => true,
                 Ok(Seen::Quiet(_)) => false,
                 Err(_) => {
@@ -129,11 +111,27 @@ pub fn stream(held: Held, url: Option<&RustpadUrl>, stream: &OutputStream) {
             }
         }
         if Instant::now() >= next_keepalive {
-            if write(stream, b": keepalive\n\n").is_err() {
+            if write(stream, KEEPALIVE_COMMENT).is_err() {
                 return close(pads);
             }
             next_keepalive = Instant::now() + KEEPALIVE;
         }
+        // Then one wait for them all: until any of those pads sends more,
+        // a pad told of lately may be heard of again, or a keepalive or the
+        // end is due. A pad told of lately keeps what comes meanwhile.
+        let now = Instant::now();
+        let mut due = end.min(next_keepalive);
+        let mut sockets = Vec::new();
+        for pad in &pads {
+            let Some(look) = &pad.look else { continue };
+            let may_tell = watching::next_update(pad.told, now);
+            if may_tell > now {
+                due = due.min(may_tell);
+            } else if let Some(readable) = look.readable() {
+                sockets.push(readable);
+            }
+        }
+        wait_for_any(&sockets, due);
     }
     let _ = write(stream, &event(&held.closing));
     close(pads);
@@ -145,9 +143,10 @@ fn close(pads: Vec<Watched>) {
     }
 }
 
-fn wait_until(until: Instant) {
-    let left = until.saturating_duration_since(Instant::now());
-    wasip2::clocks::monotonic_clock::subscribe_duration(left.as_nanos() as u64).block();
+/// Waits until one of `sockets` is readable or `until` comes.
+fn wait_for_any(sockets: &[Pollable], until: Instant) {
+    let sockets: Vec<&Pollable> = sockets.iter().collect();
+    crate::grants::tcp::wait_for(&sockets, until);
 }
 
 /// One server-sent event carrying `message`.
