@@ -15,6 +15,7 @@ mod egress;
 mod flights;
 mod http;
 mod jsonrpc;
+mod open_files;
 mod outbox;
 mod places;
 mod questions;
@@ -184,6 +185,14 @@ fn main() -> ExitCode {
             }
         },
     };
+    // A socket per watched pad, and per call (with its client's, over HTTP).
+    let calls = match &transport {
+        Transport::Stdio => limits.stdio_calls,
+        Transport::Http(_, http) => 2 * http.max_calls(),
+    };
+    if let Some(notice) = open_files::raise_limit((limits.watches.pads + calls) as u64) {
+        eprintln!("{notice}");
+    }
     let code = runtime.block_on(run(component, check, transport, limits));
     // A read of stdin may still be blocking a thread; do not wait for it.
     runtime.shutdown_background();

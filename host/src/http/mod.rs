@@ -99,6 +99,11 @@ impl Limits {
         )?;
         Ok(Limits { gate, max_calls })
     }
+
+    /// Tool calls served at once.
+    pub fn max_calls(&self) -> usize {
+        self.max_calls
+    }
 }
 
 struct Server {
