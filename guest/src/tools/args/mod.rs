@@ -241,23 +241,26 @@ fn not_a_base(instead: &str) -> String {
     )
 }
 
+/// A base, or the error that says where bases come from and `instead`.
+fn a_base<'de, D: Deserializer<'de>>(deserializer: D, instead: &str) -> Result<Base, D::Error> {
+    string(deserializer, |text| {
+        Base::parse(text).ok_or_else(|| not_a_base(instead))
+    })
+}
+
 impl<'de> Deserialize<'de> for GivenBase {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        string(deserializer, |text| {
-            Base::parse(text)
-                .map(GivenBase)
-                .ok_or_else(|| not_a_base(""))
-        })
+        a_base(deserializer, "").map(GivenBase)
     }
 }
 
 impl<'de> Deserialize<'de> for BaseOrNow {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        string(deserializer, |text| {
-            Base::parse(text)
-                .map(BaseOrNow)
-                .ok_or_else(|| not_a_base(", or leave it out to edit the pad as it is now"))
-        })
+        a_base(
+            deserializer,
+            ", or leave it out to edit the pad as it is now",
+        )
+        .map(BaseOrNow)
     }
 }
 

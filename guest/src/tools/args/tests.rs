@@ -143,3 +143,36 @@ fn an_edit_names_its_number_and_field() {
         "argument \"edits\" must be an array of {old_text, new_text, line?} objects"
     );
 }
+
+#[test]
+fn a_bad_base_is_told_where_bases_come_from_and_left_out_only_where_it_may_be() {
+    #[derive(Deserialize, Debug)]
+    struct Needs {
+        #[allow(dead_code)]
+        base: GivenBase,
+    }
+    #[derive(Deserialize, Debug)]
+    struct MayOmit {
+        #[allow(dead_code)]
+        base: Option<BaseOrNow>,
+    }
+    let bad = json!({"base": "r1.not-ours"});
+    let needed = read::<Needs>(bad.as_object().unwrap()).unwrap_err();
+    let optional = read::<MayOmit>(bad.as_object().unwrap()).unwrap_err();
+    for message in [needed.message(), optional.message()] {
+        assert!(
+            message.contains("get_document window, edit_document, get_changes or wait_for_changes"),
+            "{message}"
+        );
+    }
+    assert!(
+        !needed.message().contains("leave it out"),
+        "{}",
+        needed.message()
+    );
+    assert!(
+        optional.message().contains("leave it out"),
+        "{}",
+        optional.message()
+    );
+}
