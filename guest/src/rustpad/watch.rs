@@ -43,13 +43,14 @@ pub fn until_others_change(
     until_others_change_within(socket, id, deadline, settle, usize::MAX, Drain::No)
 }
 
-/// Whether a watch stops at its deadline, or goes on past it while
-/// messages are already there to be read.
+/// Whether a watch waits up to its deadline for someone's change, or takes
+/// only what has come already.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Drain {
     No,
-    /// Until nothing more has come: what the connection holds is then all
-    /// read, so a poll on its socket waits only for what is still to come.
+    /// Reads until nothing more waits (a change among it is still waited
+    /// out, within the deadline): the connection then holds nothing unread,
+    /// so a poll on its socket waits only for what is still to come.
     #[cfg(feature = "wasi-http")]
     UntilNothingWaits,
 }
@@ -71,7 +72,13 @@ fn until_others_change_within(
         return Ok(true);
     }
     let mut first: Option<Instant> = None;
-    let mut until = deadline;
+    // Draining waits for nothing new until a change comes; `deadline` then
+    // only bounds how long that change is waited out.
+    let mut until = match drain {
+        Drain::No => deadline,
+        #[cfg(feature = "wasi-http")]
+        Drain::UntilNothingWaits => Instant::now(),
+    };
     loop {
         let event = socket.next_event(until)?;
         received += usize::from(event.is_some());
@@ -186,7 +193,8 @@ impl Look {
     /// connection holds nothing unread, so [`Look::readable`] may be polled.
     #[cfg(feature = "wasi-http")]
     pub fn what_came(&mut self) -> Result<Seen, Error> {
-        self.watch(Instant::now(), Drain::UntilNothingWaits)
+        let settled = Instant::now() + FOR_SUBSCRIBERS.at_most;
+        self.watch(settled, Drain::UntilNothingWaits)
     }
 
     fn watch(&mut self, until: Instant, drain: Drain) -> Result<Seen, Error> {
