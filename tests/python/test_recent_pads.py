@@ -78,11 +78,14 @@ async def test_only_what_a_call_really_used_is_listed_and_the_list_is_bounded(ru
         for pad in pads:
             ok(await call(client, "create_document", {"id": pad, "text": "x"}))
         assert await listed(client) == [f"rustpad://{pad}" for pad in reversed(pads[1:])]
+        # A pad whose id the server made up is listed by that id.
+        made_up = ok(await call(client, "create_document", {}))["id"]
+        assert (await listed(client))[0] == f"rustpad://{made_up}"
         # A 2026-07-28 client on stdio listens to a listed pad.
         uri = (await listed(client))[0]
         async with client.listen(resource_subscriptions=[uri]) as subscription:
             assert subscription.honored.resource_subscriptions == [uri]
-            rustpad.set_by_person(pads[-1], "a person's text\n")
+            rustpad.set_by_person(made_up, "a person's text\n")
             with anyio.fail_after(UPDATE_WITHIN):
                 event = await subscription.__anext__()
             assert event.uri == uri

@@ -3,7 +3,7 @@
 //! ([`super::legacy`], [`super::modern`]) check what a method needs before it
 //! gets here and decorate what comes back.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use rustpad_mcp_rules::methods::Method;
 
@@ -36,9 +36,12 @@ pub(super) fn answer(
         Method::ToolsList => lists::list_tools(config, params)?,
         Method::ToolsCall => {
             let result = call::call_tool(config, request, context()?)?;
-            if result.get("isError") != Some(&json!(true))
-                && let Some(id) = request.params.get("arguments").and_then(|a| a.get("id"))
-                && let Some(id) = id.as_str().and_then(|id| check_id(id).ok())
+            // The pad a call used, as its result names it (a failure has no
+            // structured content; create_document may have made up the id).
+            if let Some(id) = result
+                .pointer("/structuredContent/id")
+                .and_then(Value::as_str)
+                .and_then(|id| check_id(id).ok())
             {
                 resources::used(id, request);
             }
