@@ -78,10 +78,24 @@ impl Outbox {
         self.send_marked(line, None).await
     }
 
+    /// Queues `line` from a task of its own, unless a line marked by
+    /// `on_its_way` is still waiting to be written: for lines that say "look
+    /// again", of which one on its way is as good as many. The mark clears
+    /// once the line is written (or the client is gone).
+    pub fn send_unless_on_its_way(&self, line: String, on_its_way: &Arc<AtomicBool>) {
+        if on_its_way.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let out = self.clone();
+        let pending = Some(on_its_way.clone());
+        tokio::spawn(async move {
+            let _ = out.send_marked(line, pending).await;
+        });
+    }
+
     /// Queues `line` like [`Outbox::send`]; `pending` is cleared once the
-    /// line has been written, so a sender can keep one line of a kind on
-    /// its way at most.
-    pub async fn send_marked(
+    /// line has been written.
+    async fn send_marked(
         &self,
         line: String,
         pending: Option<Arc<AtomicBool>>,

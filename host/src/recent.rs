@@ -9,7 +9,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 use crate::lock;
 use crate::outbox::Outbox;
@@ -53,18 +53,8 @@ impl Recent {
             items.truncate(MAX_ITEMS);
             known.is_none()
         };
-        if let Some(line) = changed.filter(|_| new)
-            && !self.on_its_way.swap(true, Ordering::AcqRel)
-        {
-            let out = self.out.clone();
-            let pending = Some(self.on_its_way.clone());
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                runtime.spawn(async move {
-                    let _ = out.send_marked(line, pending).await;
-                });
-            } else {
-                self.on_its_way.store(false, Ordering::Release);
-            }
+        if let Some(line) = changed.filter(|_| new) {
+            self.out.send_unless_on_its_way(line, &self.on_its_way);
         }
     }
 

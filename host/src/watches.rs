@@ -125,15 +125,9 @@ impl Watchers {
             None => return,
         };
         for subscriber in subscribers {
-            if subscriber.on_its_way.swap(true, Ordering::AcqRel) {
-                continue;
-            }
-            tokio::spawn(async move {
-                let pending = Some(subscriber.on_its_way.clone());
-                let line = subscriber.update.to_string();
-                // The flag clears once the line is written (or the client is gone).
-                let _ = subscriber.out.send_marked(line, pending).await;
-            });
+            subscriber
+                .out
+                .send_unless_on_its_way(subscriber.update.to_string(), &subscriber.on_its_way);
         }
     }
 
