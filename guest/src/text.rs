@@ -157,6 +157,13 @@ pub fn count_as<N: Copy + std::fmt::Display + PartialEq + From<u8>>(
     }
 }
 
+/// What every read that cleaned a text says: `1 control character was
+/// removed`, `3 control characters were removed`.
+pub fn controls_removed(n: usize) -> String {
+    let removed = count_as(n, "control character was", "control characters were");
+    format!("{removed} removed")
+}
+
 /// A count as the docs write it: `10,000`.
 pub fn thousands(n: impl Into<u64>) -> String {
     let digits = n.into().to_string();

@@ -157,14 +157,7 @@ pub(super) fn read(config: &Config, request: &Request) -> Outcome {
         ));
     }
     if read.removed > 0 {
-        said.push_str(&format!(
-            " {} removed.",
-            text::count_as(
-                read.removed,
-                "control character was",
-                "control characters were"
-            )
-        ));
+        said.push_str(&format!(" {}.", text::controls_removed(read.removed)));
     }
     let shown = read.shown;
     used(id, request);

@@ -123,8 +123,8 @@ fn run(call: &Call) -> ToolResult {
     }
     if read.removed > 0 {
         notes.push(format!(
-            "{} removed from the text shown; a search string copied from it may not match the pad exactly.",
-            crate::text::count_as(read.removed, "control character was", "control characters were")
+            "{} from the text shown; a search string copied from it may not match the pad exactly.",
+            crate::text::controls_removed(read.removed)
         ));
     }
     if !notes.is_empty() {

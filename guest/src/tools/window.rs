@@ -84,8 +84,8 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
     }
     if shown.removed_controls > 0 {
         notes.push(format!(
-            "{} removed from the text shown; an old_text copied across them will not match the pad.",
-            text::count_as(shown.removed_controls, "control character was", "control characters were")
+            "{} from the text shown; an old_text copied across them will not match the pad.",
+            text::controls_removed(shown.removed_controls)
         ));
     }
 

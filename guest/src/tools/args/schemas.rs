@@ -82,10 +82,10 @@ argument_schema!(GivenBase, "GivenBase", |_generator| json_schema!({
     "pattern": base::PATTERN,
 }));
 
-argument_schema!(BaseOrNow, "BaseOrNow", |_generator| json_schema!({
-    "type": "string",
-    "pattern": base::PATTERN,
-}));
+// The same base; only the error for a bad one differs.
+argument_schema!(BaseOrNow, "BaseOrNow", |generator| GivenBase::json_schema(
+    generator
+));
 
 // Absent means no, which the schema says as its default.
 argument_schema!(Flag, "Flag", |_generator| json_schema!({
