@@ -83,10 +83,16 @@ mod bindings {
             }
         }
 
-        fn watch(subject: String, cursor: Option<String>) -> Watched {
-            match crate::mcp::watch_round(&subject, cursor.as_deref()) {
-                crate::mcp::Round::Changed(cursor) => Watched::Changed(cursor),
-                crate::mcp::Round::Quiet(cursor) => Watched::Quiet(cursor),
+        fn watch(subject: String, last: Option<Resume>) -> Watched {
+            let from = last.map(|last| (last.cursor, last.look));
+            let resume = |resume: crate::mcp::Resume| Resume {
+                cursor: resume.cursor,
+                look: resume.look,
+                wake: resume.wake,
+            };
+            match crate::mcp::watch_round(&subject, from) {
+                crate::mcp::Round::Changed(next) => Watched::Changed(resume(next)),
+                crate::mcp::Round::Quiet(next) => Watched::Quiet(resume(next)),
                 crate::mcp::Round::Lost(reason) => Watched::Lost(reason),
             }
         }

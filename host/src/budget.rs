@@ -44,6 +44,24 @@ impl MemoryBudget {
             .map_err(|_| self.exhausted())
     }
 
+    /// Makes `reservation` hold `bytes` in all, taking or giving back the
+    /// difference; on refusal it holds what it held.
+    pub fn resize(&self, reservation: &mut Reservation, bytes: usize) -> Result<(), String> {
+        let wanted = u32::try_from(bytes.div_ceil(UNIT_BYTES)).map_err(|_| self.exhausted())?;
+        let held = reservation._units.as_ref().map_or(0, |p| p.num_permits());
+        let wanted = wanted as usize;
+        if wanted > held {
+            let more = self.reserve((wanted - held) * UNIT_BYTES)?;
+            match (&mut reservation._units, more._units) {
+                (Some(units), Some(more)) => units.merge(more),
+                (units, more) => *units = more,
+            }
+        } else if let Some(units) = &mut reservation._units {
+            drop(units.split(held - wanted));
+        }
+        Ok(())
+    }
+
     /// The refusal every caller shows.
     pub fn exhausted(&self) -> String {
         format!(
@@ -71,6 +89,14 @@ mod tests {
         assert!(budget.reserve(1).is_ok());
         drop(rest);
         assert!(budget.reserve(usize::MAX).is_err());
+        // Resized up and down, within what is free.
+        let mut grown = budget.reserve(1).unwrap();
+        budget.resize(&mut grown, 1 << 20).unwrap();
+        assert!(budget.reserve(1).is_err());
+        assert!(budget.resize(&mut grown, 2 << 20).is_err());
+        budget.resize(&mut grown, 256 << 10).unwrap();
+        let _rest = budget.reserve(768 << 10).unwrap();
+        assert!(budget.reserve(1).is_err());
         assert!(budget.reserve(0).is_ok());
     }
 }

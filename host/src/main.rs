@@ -28,6 +28,7 @@ mod tally;
 mod user_state;
 mod watches;
 pub mod websocket;
+mod wire;
 mod writers;
 
 use std::path::PathBuf;

@@ -14,7 +14,11 @@
 //!   makes nothing grow;
 //! - a subject that cannot be watched is told of once, then tried again
 //!   after a pause that doubles up to [`RETRY_MOST`];
-//! - each round is a fresh instance, within the memory budget of calls.
+//! - each round is a fresh instance, within the memory budget of calls;
+//! - between rounds no instance runs: the host holds the connection a round
+//!   handed back, taking messages of at most [`LIVE_MESSAGE_BYTES`], reads
+//!   it (dropping what the component said is not worth a round) and starts
+//!   the next round when one is, or when the connection ends.
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -31,13 +35,23 @@ use rustpad_mcp_rules::watching::COALESCE;
 use crate::lock;
 use crate::outbox::Outbox;
 use crate::settings::WatchLimits;
+use crate::websocket::{Connection, LIVE_MESSAGE_BYTES};
+
+/// Where the next round goes on from (the component's `resume`): its
+/// cursor, and the connection to hold until a message that begins with one
+/// of `wake` comes.
+pub struct Resume {
+    pub cursor: String,
+    pub look: Option<Connection>,
+    pub wake: Vec<String>,
+}
 
 /// How one round of watching a subject ended (the component's `watched`).
 pub enum Round {
-    /// It changed: tell the subscribers, then go on from this cursor.
-    Changed(String),
-    /// Nothing happened: go on from this cursor.
-    Quiet(String),
+    /// It changed: tell the subscribers, then go on from here.
+    Changed(Resume),
+    /// Nothing happened: go on from here.
+    Quiet(Resume),
     /// It cannot be watched for now, and why.
     Lost(String),
 }
@@ -55,7 +69,7 @@ pub trait Rounds: Send + Sync + 'static {
     fn round<'a>(
         &'a self,
         subject: &'a str,
-        cursor: Option<&'a str>,
+        last: Option<Resume>,
     ) -> Pin<Box<dyn Future<Output = Round> + Send + 'a>>;
 }
 
@@ -319,32 +333,61 @@ impl Holds {
 }
 
 /// The watcher of one subject: rounds of the component's `watch`, until
-/// nobody needs it (it is aborted then) or the watchers are gone.
+/// nobody needs it (it is aborted then, which closes a held connection) or
+/// the watchers are gone.
 async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<String>) {
-    let mut cursor = from;
+    let mut last = from.map(|cursor| Resume {
+        cursor,
+        look: None,
+        wake: Vec::new(),
+    });
     let mut lost = false;
     let mut retry = RETRY_FIRST;
+    // Held connections that ended in a row without a message worth a round:
+    // the second waits a while, so a Rustpad that drops every look at once
+    // is not joined again and again without pause.
+    let mut ended = Duration::ZERO;
     loop {
+        if let Some(Resume {
+            look: Some(look),
+            wake,
+            ..
+        }) = &mut last
+        {
+            look.cap_at(LIVE_MESSAGE_BYTES);
+            if look.wait_for(wake).await {
+                ended = Duration::ZERO;
+            } else {
+                tokio::time::sleep(ended).await;
+                ended = (ended * 2).clamp(RETRY_FIRST, RETRY_MOST);
+            }
+        }
         let Some(rounds) = watchers.upgrade().map(|w| w.rounds.clone()) else {
             return;
         };
-        let round = rounds.round(&subject, cursor.as_deref()).await;
+        let cursor = last.as_ref().map(|last| last.cursor.clone());
+        let round = rounds.round(&subject, last.take()).await;
         let Some(watchers) = watchers.upgrade() else {
             return;
         };
         match round {
             Round::Changed(next) => {
-                cursor = Some(next);
+                last = Some(next);
                 (lost, retry) = (false, RETRY_FIRST);
                 watchers.tell(&subject);
                 drop(watchers);
                 tokio::time::sleep(COALESCE).await;
             }
             Round::Quiet(next) => {
-                cursor = Some(next);
+                last = Some(next);
                 (lost, retry) = (false, RETRY_FIRST);
             }
             Round::Lost(reason) => {
+                last = cursor.map(|cursor| Resume {
+                    cursor,
+                    look: None,
+                    wake: Vec::new(),
+                });
                 if !lost {
                     eprintln!("rustpad-mcp: a watched pad cannot be watched for now: {reason}");
                     watchers.tell(&subject);

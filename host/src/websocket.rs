@@ -1,51 +1,68 @@
 //! WebSocket connections for the component, through the egress policy.
 //!
 //! Every buffer a connection keeps is bounded, both ways:
-//! - reading: message and frame sizes are checked by tungstenite while it
-//!   reads the frame header, before any payload is buffered, so a peer
-//!   announcing a huge frame costs nothing; frames are read only when the
-//!   component asks for the next message, so nothing queues up unread;
-//! - writing: what waits to be written (our messages, and the pongs
-//!   tungstenite owes for every ping) is capped, and a peer that stops
-//!   reading while writes stay blocked is cut off with an error, rather than
-//!   left to pile pongs up in memory.
+//! - reading: each message's size is checked at its frame header, before any
+//!   payload is buffered ([`crate::wire`]), so a peer announcing a huge frame
+//!   costs nothing; frames are read only when someone asks for the next
+//!   message, so nothing queues up unread;
+//! - writing: what waits to be written (our messages, and the pong
+//!   tungstenite owes for a ping) is capped, and a peer that stops reading
+//!   while writes stay blocked is cut off with an error, rather than left to
+//!   pile pongs up in memory.
 //!
-//! Each connection takes what those bounds allow from the memory budget of
-//! running calls when it opens, and gives it back when it closes.
+//! Memory is counted as it is held: a connection takes a small base from the
+//! budget of running calls when it opens, each message what its header
+//! announces, and a message being sent its size while it goes out. A buffer
+//! a big message grew is let go once it is read ([`Connection::recv`]), so a
+//! look that read a long history and is then held open between watch rounds
+//! holds only what its live messages need, within [`LIVE_MESSAGE_BYTES`].
 
-use std::io;
-use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
-use tokio_tungstenite::tungstenite::protocol::{Message, WebSocketConfig};
+use tokio_tungstenite::tungstenite::protocol::{Message, Role, WebSocketConfig};
 
-use crate::budget::{MemoryBudget, Reservation};
-use crate::egress::{CONNECT_TIMEOUT, Egress, Stream};
+use crate::budget::MemoryBudget;
+use crate::egress::{CONNECT_TIMEOUT, Egress};
+use crate::wire::{READ_BUFFER_BYTES, Refused, Wire};
 
 pub use rustpad_mcp_rules::websocket::MAX_MESSAGE_BYTES;
 use rustpad_mcp_rules::websocket::{MAX_WRITE_BUFFER_BYTES, STALL_LIMIT, STOPPED_READING};
 
-/// What one connection may hold at once: a message being received, its copy
-/// on the way to the component, and the write buffer.
-pub const CONNECTION_BYTES: usize = 2 * MAX_MESSAGE_BYTES + MAX_WRITE_BUFFER_BYTES;
+/// The largest message a connection the host holds between watch rounds
+/// accepts: far more than typing or an ordinary paste brings. A bigger one
+/// ends the connection, and the component joins the pad again on a new one,
+/// which takes up to [`MAX_MESSAGE_BYTES`].
+pub const LIVE_MESSAGE_BYTES: usize = 256 << 10;
+/// How long a held connection may stay quiet before it is pinged, and how
+/// long it then has to answer.
+const QUIET_BEFORE_PING: Duration = Duration::from_secs(60);
+const ANSWER_WITHIN: Duration = Duration::from_secs(30);
+/// Messages bigger than this grow tungstenite's read buffer enough that it
+/// is let go once they are read.
+const SHED_ABOVE: u64 = 64 << 10;
 
 /// One open connection, owned by the component through a resource handle.
 pub struct Connection {
-    stream: WebSocketStream<Watched>,
+    /// Always there but while it is wrapped afresh ([`Connection::shed`]).
+    stream: Option<WebSocketStream<Wire>>,
     /// Why the connection can no longer be used, once it cannot.
     ended: Option<String>,
-    _memory: Reservation,
+    budget: Arc<MemoryBudget>,
+    /// When anything last came (a pong included).
+    heard: Instant,
+    /// The message that ended a [`Connection::wait_for`], for the next reader.
+    waking: Option<String>,
 }
 
 fn config() -> WebSocketConfig {
     WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE_BYTES))
         .max_frame_size(Some(MAX_MESSAGE_BYTES))
+        .read_buffer_size(READ_BUFFER_BYTES)
         // Each frame goes out as soon as it is written; what cannot go out waits, up to the cap.
         .write_buffer_size(0)
         .max_write_buffer_size(MAX_WRITE_BUFFER_BYTES)
@@ -54,14 +71,13 @@ fn config() -> WebSocketConfig {
 impl Connection {
     pub async fn open(
         egress: &Egress,
-        budget: &MemoryBudget,
+        budget: &Arc<MemoryBudget>,
         url: &str,
     ) -> Result<Connection, String> {
         let origin = egress.admit(url)?;
-        let memory = budget.reserve(CONNECTION_BYTES)?;
         let stream = egress.connect(&origin).await.map_err(|e| e.to_string())?;
-        let handshake =
-            tokio_tungstenite::client_async_with_config(url, Watched::new(stream), Some(config()));
+        let wire = Wire::new(stream, MAX_MESSAGE_BYTES, budget.clone())?;
+        let handshake = tokio_tungstenite::client_async_with_config(url, wire, Some(config()));
         let (stream, _) = tokio::time::timeout(CONNECT_TIMEOUT, handshake)
             .await
             .map_err(|_| "timed out during the WebSocket handshake".to_string())?
@@ -73,10 +89,18 @@ impl Connection {
                 other => format!("the WebSocket handshake failed ({})", describe(&other)),
             })?;
         Ok(Connection {
-            stream,
+            stream: Some(stream),
             ended: None,
-            _memory: memory,
+            budget: budget.clone(),
+            heard: Instant::now(),
+            waking: None,
         })
+    }
+
+    fn stream(&mut self) -> &mut WebSocketStream<Wire> {
+        self.stream
+            .as_mut()
+            .expect("a connection has its stream but while it is wrapped afresh")
     }
 
     /// Ends the connection for good with `reason`, which every later use repeats.
@@ -89,7 +113,12 @@ impl Connection {
         if let Some(reason) = &self.ended {
             return Err(reason.clone());
         }
-        match tokio::time::timeout(STALL_LIMIT, self.stream.send(Message::text(text))).await {
+        // What waits to be written is held only while it is sent.
+        let _writing = self
+            .budget
+            .reserve(text.len())
+            .map_err(|reason| format!("could not send: {reason}"))?;
+        match tokio::time::timeout(STALL_LIMIT, self.stream().send(Message::text(text))).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(WsError::WriteBufferFull(_))) | Err(_) => Err(self.end(STOPPED_READING.into())),
             Ok(Err(error)) => Err(self.end(describe(&error))),
@@ -97,44 +126,132 @@ impl Connection {
     }
 
     /// The next text message, or none when `timeout` passes first.
+    ///
+    /// A message that has come already is returned even with no time left
+    /// (the timeout polls the read first), so a reader can take what waits
+    /// with a timeout of 0.
     pub async fn recv(&mut self, timeout: Duration) -> Result<Option<String>, String> {
+        if let Some(text) = self.waking.take() {
+            return Ok(Some(text));
+        }
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             if let Some(reason) = &self.ended {
                 return Err(reason.clone());
             }
-            if self.stream.get_ref().stalled() {
+            if self.stream().get_ref().stalled() {
                 return Err(self.end(STOPPED_READING.into()));
             }
-            // Checked here, not only by the timeout below: a peer that never
-            // pauses would always have a frame ready, and the timeout would never fire.
-            if tokio::time::Instant::now() >= deadline {
-                return Ok(None);
-            }
-            let next = match tokio::time::timeout_at(deadline, self.stream.next()).await {
+            let next = match tokio::time::timeout_at(deadline, self.stream().next()).await {
                 Err(_) => return Ok(None),
                 Ok(next) => next,
             };
+            self.heard = Instant::now();
             match next {
                 None | Some(Ok(Message::Close(_))) => {
                     return Err(self.end("the server closed the connection".into()));
                 }
-                Some(Ok(Message::Text(text))) => return Ok(Some(text.to_string())),
+                Some(Ok(Message::Text(text))) => {
+                    let text = text.to_string();
+                    self.shed_if_grown().await;
+                    return Ok(Some(text));
+                }
+                // Checked here, not only by the timeout above: a peer that never
+                // pauses would always have a frame ready, and the timeout would never fire.
+                Some(Ok(_)) if Instant::now() >= deadline.into_std() => return Ok(None),
                 Some(Ok(_)) => continue,
                 Some(Err(error)) => return Err(self.end(describe(&error))),
             }
         }
     }
 
+    /// Reads, dropping what comes, until a text message that begins with
+    /// one of `wake` comes (true: it is kept for the next [`Connection::recv`])
+    /// or the connection ends (false). A connection quiet for
+    /// [`QUIET_BEFORE_PING`] is pinged, and ended if nothing at all comes
+    /// within [`ANSWER_WITHIN`]: one whose peer vanished without a word
+    /// would otherwise be held for ever.
+    pub async fn wait_for(&mut self, wake: &[String]) -> bool {
+        let mut pinged: Option<Instant> = None;
+        loop {
+            let quiet_until = match pinged {
+                Some(at) => at + ANSWER_WITHIN,
+                None => self.heard + QUIET_BEFORE_PING,
+            };
+            let heard = self.heard;
+            match self.recv(quiet_until.saturating_duration_since(Instant::now())).await {
+                Ok(Some(text)) => {
+                    if wake.iter().any(|start| text.starts_with(start.as_str())) {
+                        self.waking = Some(text);
+                        return true;
+                    }
+                }
+                Ok(None) if self.heard > heard => {}
+                Ok(None) if pinged.is_some() => {
+                    self.end(format!(
+                        "the server answered nothing for {} s, not even a ping",
+                        ANSWER_WITHIN.as_secs()
+                    ));
+                    return false;
+                }
+                Ok(None) => {
+                    let ping = tokio::time::timeout(
+                        STALL_LIMIT,
+                        self.stream().send(Message::Ping(Default::default())),
+                    )
+                    .await;
+                    if !matches!(ping, Ok(Ok(()))) {
+                        self.end(STOPPED_READING.into());
+                        return false;
+                    }
+                    pinged = Some(Instant::now());
+                }
+                Err(_) => return false,
+            }
+            if self.heard > heard {
+                pinged = None;
+            }
+        }
+    }
+
     pub async fn close(&mut self) {
         if self.ended.is_none() {
-            let _ = tokio::time::timeout(Duration::from_secs(1), self.stream.close(None)).await;
+            let _ = tokio::time::timeout(Duration::from_secs(1), self.stream().close(None)).await;
         }
+    }
+
+    /// Accepts messages of at most `bytes` from now on.
+    pub fn cap_at(&mut self, bytes: usize) {
+        self.stream().get_mut().cap_at(bytes);
+    }
+
+    /// Lets go of the buffer a big message grew: the stream is wrapped
+    /// afresh, which loses nothing, since tungstenite holds nothing unread
+    /// between messages ([`Wire`]) and what it owed to write went out first.
+    async fn shed_if_grown(&mut self) {
+        let wire = self.stream().get_ref();
+        if !wire.grown_past(SHED_ABOVE) || !wire.between_messages() {
+            return;
+        }
+        let flushed = tokio::time::timeout(STALL_LIMIT, self.stream().flush()).await;
+        if !matches!(flushed, Ok(Ok(()))) {
+            return;
+        }
+        let Some(stream) = self.stream.take() else {
+            return;
+        };
+        let mut wire = stream.into_inner();
+        wire.shed();
+        self.stream =
+            Some(WebSocketStream::from_raw_socket(wire, Role::Client, Some(config())).await);
     }
 }
 
 fn describe(error: &WsError) -> String {
     match error {
+        WsError::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<Refused>()) => {
+            io.get_ref().map(ToString::to_string).unwrap_or_default()
+        }
         WsError::Capacity(CapacityError::MessageTooLong { size, max_size }) => format!(
             "the server sent a message of {size} bytes, more than the {max_size} this client accepts"
         ),
@@ -146,67 +263,5 @@ fn describe(error: &WsError) -> String {
         WsError::Protocol(problem) => format!("the connection broke ({problem})"),
         WsError::Io(io) => format!("the connection broke ({io})"),
         other => format!("the connection failed ({other})"),
-    }
-}
-
-/// The connection's byte stream, noting since when its writes have been
-/// blocked: the sign of a peer that no longer reads.
-struct Watched {
-    inner: Stream,
-    blocked_since: Option<Instant>,
-}
-
-impl Watched {
-    fn new(inner: Stream) -> Watched {
-        Watched {
-            inner,
-            blocked_since: None,
-        }
-    }
-
-    /// Whether writes have been blocked for longer than [`STALL_LIMIT`].
-    fn stalled(&self) -> bool {
-        self.blocked_since
-            .is_some_and(|since| since.elapsed() > STALL_LIMIT)
-    }
-
-    fn note(&mut self, written: &Poll<io::Result<usize>>) {
-        match written {
-            Poll::Pending => {
-                self.blocked_since.get_or_insert_with(Instant::now);
-            }
-            Poll::Ready(Ok(n)) if *n > 0 => self.blocked_since = None,
-            Poll::Ready(_) => {}
-        }
-    }
-}
-
-impl AsyncRead for Watched {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        context: &mut Context<'_>,
-        buffer: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(context, buffer)
-    }
-}
-
-impl AsyncWrite for Watched {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        context: &mut Context<'_>,
-        buffer: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        let written = Pin::new(&mut self.inner).poll_write(context, buffer);
-        self.note(&written);
-        written
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(context)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(context)
     }
 }

@@ -38,7 +38,7 @@ use crate::config::Config;
 use request::{Answered, Outcome, RpcError};
 
 pub use lists::server_info;
-pub use subscriptions::{MAX_PADS_PER_LISTEN, ROUND, Round, watch_round};
+pub use subscriptions::{MAX_PADS_PER_LISTEN, ROUND, Resume, Round, watch_round};
 
 pub const MODERN: &str = "2026-07-28";
 /// Legacy revisions we speak: the ones with elicitation and structured output.

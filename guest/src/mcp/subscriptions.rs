@@ -22,7 +22,8 @@ use super::resources;
 use crate::config::Config;
 use crate::grants::watches::{self, Watch};
 use crate::rustpad::url::RustpadUrl;
-use crate::rustpad::watch::{Look, Seen};
+use crate::grants::websocket::Connection;
+use crate::rustpad::watch::{Look, Reached, Seen};
 use crate::text;
 use crate::tools::args::check_id;
 
@@ -191,16 +192,43 @@ fn cannot_watch(uri: &str, reason: &str) -> RpcError {
     )
 }
 
+/// Where the next round goes on from (see the `watch` export).
+pub struct Resume {
+    pub cursor: String,
+    /// The look's connection, for the host to hold until a message that
+    /// begins with one of `wake` comes.
+    pub look: Option<Connection>,
+    pub wake: Vec<String>,
+}
+
 /// How one round of watching ended (see the `watch` export).
 pub enum Round {
-    Changed(String),
-    Quiet(String),
+    Changed(Resume),
+    Quiet(Resume),
     Lost(String),
 }
 
-/// Watches pad `subject` for one round from `cursor` (the revision the
-/// last round reached, as text; none: from now).
-pub fn watch_round(subject: &str, cursor: Option<&str>) -> Round {
+/// The one message worth a round while the host holds a look: Rustpad's
+/// History, which carries edits (exactly as its server writes it, with no
+/// space). Carets, names and languages change nothing a subscriber hears of.
+const WAKE_ON: &str = "{\"History\":";
+
+/// Watches pad `subject` for one round from `from` (where the last round
+/// left off, with its look's connection if the host held it; none: from
+/// now).
+///
+/// A look handed back goes on where it stood and takes in what came; one
+/// that ended meanwhile (Rustpad restarted, or a message bigger than the
+/// host lets a held look take) is joined afresh from where it stood, which
+/// tells a restart and reads what was missed. A round without a look joins;
+/// it waits for a change only when its cursor says an earlier round handed
+/// a look back which the host did not keep (so a host that keeps none is
+/// not made to join again and again).
+pub fn watch_round(subject: &str, from: Option<(String, Option<Connection>)>) -> Round {
+    let (cursor, connection) = match from {
+        Some((cursor, connection)) => (Some(cursor), connection),
+        None => (None, None),
+    };
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(problem) => return Round::Lost(problem.to_string()),
@@ -212,19 +240,57 @@ pub fn watch_round(subject: &str, cursor: Option<&str>) -> Round {
         Ok(id) => id,
         Err(problem) => return Round::Lost(problem.to_string()),
     };
-    let cursor = match cursor.map(str::parse::<u64>) {
+    let reached = match cursor.as_deref().map(str::parse::<Reached>) {
         None => None,
-        Some(Ok(revision)) => Some(revision),
-        Some(Err(_)) => return Round::Lost("the cursor is not one this component gave".into()),
+        Some(Ok(reached)) => Some(reached),
+        Some(Err(())) => return Round::Lost("the cursor is not one this component gave".into()),
     };
-    let seen = Look::open(url, id, cursor).and_then(|mut look| {
-        let seen = look.next_change(Instant::now() + ROUND);
-        look.close();
-        seen
+    let resumed = match (connection, reached) {
+        (Some(connection), Some(Reached { revision, length: Some(length) })) => {
+            let mut look = Look::resume(connection, id, revision, length);
+            match look.what_came() {
+                Ok(seen) => Some(Ok((look, seen))),
+                Err(_) => {
+                    look.close();
+                    None
+                }
+            }
+        }
+        (Some(connection), _) => {
+            connection.close();
+            None
+        }
+        (None, _) => None,
+    };
+    let seen = resumed.unwrap_or_else(|| {
+        let was_handed_back = reached.is_some_and(|reached| reached.length.is_some());
+        Look::open(url, id, reached.map(|reached| reached.revision)).and_then(|mut look| {
+            let seen = if was_handed_back {
+                look.next_change(Instant::now() + ROUND)
+            } else {
+                look.what_came()
+            };
+            match seen {
+                Ok(seen) => Ok((look, seen)),
+                Err(error) => {
+                    look.close();
+                    Err(error)
+                }
+            }
+        })
     });
     match seen {
-        Ok(Seen::Changed(revision)) => Round::Changed(revision.to_string()),
-        Ok(Seen::Quiet(revision)) => Round::Quiet(revision.to_string()),
+        Ok((look, seen)) => {
+            let resume = Resume {
+                cursor: look.reached().to_string(),
+                look: Some(look.into_connection()),
+                wake: vec![WAKE_ON.to_string()],
+            };
+            match seen {
+                Seen::Changed(_) => Round::Changed(resume),
+                Seen::Quiet(_) => Round::Quiet(resume),
+            }
+        }
         Err(error) => Round::Lost(error.message().to_string()),
     }
 }

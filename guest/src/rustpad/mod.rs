@@ -6,6 +6,7 @@ pub mod base;
 pub mod check;
 mod error;
 pub mod fold;
+pub mod heard;
 pub mod http;
 pub mod marks;
 pub mod order;

@@ -84,6 +84,28 @@ impl PadSocket {
         PadSocket::open(url, id, Barrier::UserInfo, track)
     }
 
+    /// Goes on with the connection of an earlier look at pad `id`, which
+    /// had reached `revision` with a text of `length` code points and read
+    /// nothing since (what came since waits on the connection).
+    pub fn resume(
+        connection: Connection,
+        id: &str,
+        revision: u64,
+        length: u64,
+        track: Track,
+    ) -> PadSocket {
+        PadSocket {
+            connection,
+            state: PadState::resumed(id, revision, length, track),
+            marks_sent: 0,
+        }
+    }
+
+    /// The connection, still open, for a later session to resume.
+    pub fn into_connection(self) -> Connection {
+        self.connection
+    }
+
     fn open(
         url: &RustpadUrl,
         id: &str,
@@ -304,6 +326,11 @@ impl PadSocket {
                 return Ok(());
             }
         }
+    }
+
+    /// Forgets the edits heard: from now on, those after the current revision.
+    pub fn hear_from_here(&mut self) {
+        self.state.hear_from_here();
     }
 
     /// Starts keeping the text as it stands now and every edit after it.

@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use super::Error;
 use super::authorship::Authorship;
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
+use super::heard::{self, Edit};
 use super::marks;
 use super::order::{Heard, Roster};
 use super::ot::{Document, Operation};
@@ -87,6 +88,8 @@ pub struct Track {
     since: Option<u64>,
     /// Who wrote what (see [`Authorship`]), for the removal rule.
     authorship: bool,
+    /// Who made each edit after this revision (see [`Heard`]), for a watch.
+    heard: Option<u64>,
 }
 
 impl Track {
@@ -95,13 +98,24 @@ impl Track {
         text: false,
         since: None,
         authorship: false,
+        heard: None,
     };
     /// The text.
     pub const TEXT: Track = Track {
         text: true,
         since: None,
         authorship: false,
+        heard: None,
     };
+
+    /// The length, and who made each edit after `revision` (`u64::MAX`:
+    /// none until [`PadState::hear_from_here`]).
+    pub fn edits_after(revision: u64) -> Track {
+        Track {
+            heard: Some(revision),
+            ..Track::LENGTH
+        }
+    }
 
     /// The text, and also the text at `revision` with every edit after it.
     pub fn text_since(revision: u64) -> Track {
@@ -148,6 +162,7 @@ pub struct PadState {
     pub(super) positions: BTreeMap<u64, Positions>,
     pub(super) since: Option<Since>,
     pub(super) authorship: Option<Authorship>,
+    pub(super) heard: Option<heard::Heard>,
     /// Who was at the pad, for telling when earlier writes are done (kept
     /// with the authorship).
     pub(super) roster: Option<Roster>,
@@ -175,6 +190,7 @@ impl PadState {
             positions: BTreeMap::new(),
             since: track.since.map(Since::from),
             authorship: track.authorship.then(Authorship::new),
+            heard: track.heard.map(heard::Heard::after),
             roster: track.authorship.then(Roster::new),
             own_entries: 0,
             first_own_revision: None,
@@ -210,6 +226,28 @@ impl PadState {
     /// The base text and what followed it, for a session that records them.
     pub fn since(&self) -> Option<&Since> {
         self.since.as_ref()
+    }
+
+    /// A pad known only by its revision and length, as an earlier session
+    /// left it, for a session that goes on with that session's connection.
+    pub fn resumed(id: &str, revision: u64, length: u64, track: Track) -> PadState {
+        debug_assert!(!track.text, "the text is not known");
+        let mut state = PadState::new(id, track);
+        state.revision = revision;
+        state.document.set_length(length as usize);
+        state
+    }
+
+    /// The edits heard after a revision, for a session that hears them.
+    pub fn heard(&self) -> Option<&heard::Heard> {
+        self.heard.as_ref()
+    }
+
+    /// Forgets the edits heard: from now on, those after the current revision.
+    pub fn hear_from_here(&mut self) {
+        if let Some(heard) = &mut self.heard {
+            heard.restart(self.revision);
+        }
     }
 
     /// Who wrote what, for a session that follows it.
@@ -291,6 +329,7 @@ impl PadState {
                 self.revision = folded.revision;
                 self.own_entries += folded.ours;
                 self.last_own_revision = folded.last_ours.or(self.last_own_revision);
+                self.hear_frame(frame)?;
                 return Ok(Event::History { ours: folded.ours });
             }
         }
@@ -300,7 +339,22 @@ impl PadState {
                 super::wire_problem(&error)
             ))
         })?;
-        self.fold(message, deadline)
+        let event = self.fold(message, deadline)?;
+        if matches!(event, Event::History { .. }) && !self.document.keeps_text() {
+            self.hear_frame(frame)?;
+        }
+        Ok(event)
+    }
+
+    /// Hears the edits of a History frame folded into lengths (a session
+    /// that keeps the text hears each as it folds it).
+    fn hear_frame(&mut self, frame: &str) -> Result<(), Error> {
+        let Some(heard) = &mut self.heard else {
+            return Ok(());
+        };
+        heard
+            .hear_frame(frame, self.revision)
+            .map_err(|problem| self.refusal(FoldError::NotUnderstood(problem)))
     }
 
     fn fold(&mut self, message: ServerMsg, deadline: Instant) -> Result<Event, Error> {
@@ -407,6 +461,13 @@ impl PadState {
             }
             if let Some(authorship) = &mut self.authorship {
                 authorship.follow(entry.id, &entry.operation);
+            }
+            if let Some(heard) = &mut self.heard {
+                heard.hear(Edit {
+                    revision: self.revision,
+                    author: entry.id,
+                    changes_text: !marks::changes_nothing(&entry.operation),
+                });
             }
             if let (Some(since), Some(text)) = (&mut self.since, self.document.rope()) {
                 let operation = if recorded {

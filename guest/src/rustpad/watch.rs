@@ -1,5 +1,7 @@
-//! Watching a pad for other people's changes, on an open look that records
-//! from a base ([`Track::text_since`](super::socket::Track::text_since)).
+//! Watching a pad for other people's changes, on an open look that hears
+//! its edits from a revision ([`Track::edits_after`], a subscriber's look:
+//! lengths only, so it can be resumed on a later round) or records them with
+//! the text ([`Track::text_since`], a tool's wait, which shows what changed).
 //!
 //! "Other people" are any connection this process's writes were not given:
 //! the host notes each write's connection ([`crate::grants::writers`]), and
@@ -16,10 +18,11 @@
 use std::time::{Duration, Instant};
 
 use super::Error;
-use super::since::Since;
+use super::heard::Edit;
 use super::socket::{PadSocket, Track, writers_key};
 use super::state::Event;
 use super::url::RustpadUrl;
+use crate::grants::websocket::Connection;
 use crate::grants::writers;
 
 /// How a burst of changes is waited out.
@@ -50,8 +53,8 @@ enum Drain {
     No,
     /// Reads until nothing more waits (a change among it is still waited
     /// out, within the deadline): the connection then holds nothing unread,
-    /// so a poll on its socket waits only for what is still to come.
-    #[cfg(feature = "wasi-http")]
+    /// so a poll on its socket, or a host holding it, waits only for what is
+    /// still to come.
     UntilNothingWaits,
 }
 
@@ -68,7 +71,7 @@ fn until_others_change_within(
     let mut received = 0usize;
     let key = writers_key(id);
     let mut checked = 0;
-    if others_changed(recorded(socket), &mut checked, &key) {
+    if others_changed(socket, &mut checked, &key) {
         return Ok(true);
     }
     let mut first: Option<Instant> = None;
@@ -76,7 +79,6 @@ fn until_others_change_within(
     // only bounds how long that change is waited out.
     let mut until = match drain {
         Drain::No => deadline,
-        #[cfg(feature = "wasi-http")]
         Drain::UntilNothingWaits => Instant::now(),
     };
     loop {
@@ -89,7 +91,7 @@ fn until_others_change_within(
         }
         let now = Instant::now();
         if let Some(Event::History { .. }) = event
-            && others_changed(recorded(socket), &mut checked, &key)
+            && others_changed(socket, &mut checked, &key)
         {
             let first = *first.get_or_insert(now);
             until = (now + settle.quiet)
@@ -102,37 +104,46 @@ fn until_others_change_within(
     }
 }
 
-fn recorded(socket: &PadSocket) -> &Since {
-    socket
+/// The edits the look heard or recorded after the first `checked`.
+fn edits_after(socket: &PadSocket, checked: usize) -> Vec<Edit> {
+    if let Some(heard) = socket.heard() {
+        return heard.edits()[checked..].to_vec();
+    }
+    let since = socket
         .since()
-        .expect("a watch runs on a look that records from its base")
+        .expect("a watch runs on a look that hears or records its edits");
+    since.entries()[checked..]
+        .iter()
+        .zip(since.revision() + 1 + checked as u64..)
+        .map(|(entry, revision)| Edit {
+            revision,
+            author: entry.author,
+            changes_text: !entry.operation.is_noop(),
+        })
+        .collect()
 }
 
-/// Whether an entry after the first `checked` changes the text and is not
+/// Whether an edit after the first `checked` changes the text and is not
 /// one of this process's writes; moves `checked` past them.
-fn others_changed(since: &Since, checked: &mut usize, key: &str) -> bool {
-    let entries = &since.entries()[*checked..];
-    if entries.is_empty() {
+fn others_changed(socket: &PadSocket, checked: &mut usize, key: &str) -> bool {
+    let edits = edits_after(socket, *checked);
+    if edits.is_empty() {
         return false;
     }
-    let now = since.end();
+    let now = socket.revision();
     // A note past the pad's revision is from before Rustpad restarted
     // (revisions and connection numbers start again): it covers nothing.
     let ours: Vec<_> = writers::noted(key)
         .into_iter()
         .filter(|(_, last)| last.is_none_or(|last| last <= now))
         .collect();
-    let first_revision = since.revision() + 1 + *checked as u64;
-    *checked += entries.len();
-    entries
-        .iter()
-        .zip(first_revision..)
-        .any(|(entry, revision)| {
-            !entry.operation.is_noop()
-                && !ours.iter().any(|&(number, last)| {
-                    number == entry.author && last.is_none_or(|last| revision <= last)
-                })
-        })
+    *checked += edits.len();
+    edits.iter().any(|edit| {
+        edit.changes_text
+            && !ours.iter().any(|&(number, last)| {
+                number == edit.author && last.is_none_or(|last| edit.revision <= last)
+            })
+    })
 }
 
 /// How a burst is waited out before subscribers hear of it: shorter than a
@@ -156,6 +167,43 @@ pub enum Seen {
     Quiet(u64),
 }
 
+/// Where a look stands: its revision and the length of its text, all a
+/// later round needs to go on with its connection. As text (a round's
+/// cursor): `revision`, or `revision:length`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reached {
+    pub revision: u64,
+    /// None: only the revision is known (a subscription's starting point).
+    pub length: Option<u64>,
+}
+
+impl std::fmt::Display for Reached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.length {
+            Some(length) => write!(f, "{}:{length}", self.revision),
+            None => write!(f, "{}", self.revision),
+        }
+    }
+}
+
+impl std::str::FromStr for Reached {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Reached, ()> {
+        let number = |text: &str| text.parse::<u64>().map_err(|_| ());
+        Ok(match text.split_once(':') {
+            Some((revision, length)) => Reached {
+                revision: number(revision)?,
+                length: Some(number(length)?),
+            },
+            None => Reached {
+                revision: number(text)?,
+                length: None,
+            },
+        })
+    }
+}
+
 /// An open, invisible look at a pad for its subscribers, from a revision.
 pub struct Look {
     socket: PadSocket,
@@ -169,17 +217,46 @@ impl Look {
     /// Opens a look at pad `id` recording from `cursor` (a revision an
     /// earlier look reached; none: from now).
     pub fn open(url: &RustpadUrl, id: &str, cursor: Option<u64>) -> Result<Look, Error> {
-        let track = cursor.map_or(Track::TEXT, Track::text_since);
+        let track = Track::edits_after(cursor.unwrap_or(u64::MAX));
         let mut socket = PadSocket::look(url, id, track)?;
         let begun_again = cursor.is_some_and(|cursor| socket.revision() < cursor);
         if cursor.is_none() || begun_again {
-            socket.record_from_here()?;
+            socket.hear_from_here();
         }
         Ok(Look {
             socket,
             id: id.to_string(),
             begun_again,
         })
+    }
+
+    /// Goes on with the connection of an earlier look at pad `id`, which
+    /// stood at `revision` with a text of `length` code points.
+    pub fn resume(connection: Connection, id: &str, revision: u64, length: u64) -> Look {
+        Look {
+            socket: PadSocket::resume(
+                connection,
+                id,
+                revision,
+                length,
+                Track::edits_after(revision),
+            ),
+            id: id.to_string(),
+            begun_again: false,
+        }
+    }
+
+    /// Where the look stands, for a later round to go on with its connection.
+    pub fn reached(&self) -> Reached {
+        Reached {
+            revision: self.socket.revision(),
+            length: Some(self.socket.document().len() as u64),
+        }
+    }
+
+    /// The connection, still open, for a later round to resume.
+    pub fn into_connection(self) -> Connection {
+        self.socket.into_connection()
     }
 
     /// Watches until someone else's change has settled, or `until`; what
@@ -190,8 +267,8 @@ impl Look {
 
     /// What came already, without waiting for more (unless a change came,
     /// which is waited out as [`Look::next_change`] does): afterwards the
-    /// connection holds nothing unread, so [`Look::readable`] may be polled.
-    #[cfg(feature = "wasi-http")]
+    /// connection holds nothing unread, so [`Look::readable`] may be polled,
+    /// or a host may hold the connection until more comes.
     pub fn what_came(&mut self) -> Result<Seen, Error> {
         let settled = Instant::now() + FOR_SUBSCRIBERS.at_most;
         self.watch(settled, Drain::UntilNothingWaits)
@@ -207,7 +284,7 @@ impl Look {
                 MAX_EVENTS_PER_LOOK,
                 drain,
             )?;
-        self.socket.record_from_here()?;
+        self.socket.hear_from_here();
         let revision = self.socket.revision();
         Ok(if changed {
             Seen::Changed(revision)

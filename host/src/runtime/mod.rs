@@ -25,7 +25,7 @@ use crate::places::CallPlaces;
 use crate::recent::Recent;
 use crate::settings::Limits;
 use crate::tally::Tallies;
-use crate::watches::{Held, Round, Rounds, Watching};
+use crate::watches::{Held, Resume, Round, Rounds, Watching};
 use crate::writers::Writers;
 use state::{EgressHooks, MemoryCap, Refused, Waited};
 
@@ -329,11 +329,33 @@ impl Runtime {
         Ok(Replied { reply, cost, held })
     }
 
-    /// Runs one round of the component's watch of `subject` from `cursor`,
-    /// in a fresh instance.
-    async fn watch(&self, subject: &str, cursor: Option<&str>) -> Result<Watched, Failure> {
+    /// Runs one round of the component's watch of `subject` from `last`,
+    /// in a fresh instance; the connection it hands back is taken out of the
+    /// instance's table, to outlive it.
+    async fn watch(&self, subject: &str, last: Option<Resume>) -> Result<Round, Failure> {
         self.with_instance(Grants::default(), async |server, store| {
-            server.call_watch(store, subject, cursor).await
+            let last = match last {
+                Some(Resume { cursor, look, wake }) => Some(bindings::Resume {
+                    cursor,
+                    look: look.map(|look| store.data_mut().table.push(look)).transpose()?,
+                    wake,
+                }),
+                None => None,
+            };
+            let watched = server.call_watch(&mut *store, subject, last.as_ref()).await?;
+            let table = &mut store.data_mut().table;
+            let mut keep = |resume: bindings::Resume| -> wasmtime::Result<Resume> {
+                Ok(Resume {
+                    cursor: resume.cursor,
+                    look: resume.look.map(|look| table.delete(look)).transpose()?,
+                    wake: resume.wake,
+                })
+            };
+            Ok(match watched {
+                Watched::Changed(next) => Round::Changed(keep(next)?),
+                Watched::Quiet(next) => Round::Quiet(keep(next)?),
+                Watched::Lost(reason) => Round::Lost(reason),
+            })
         })
         .await
     }
@@ -343,14 +365,12 @@ impl Rounds for Runtime {
     fn round<'a>(
         &'a self,
         subject: &'a str,
-        cursor: Option<&'a str>,
+        last: Option<Resume>,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Round> + Send + 'a>> {
         Box::pin(async move {
-            match self.watch(subject, cursor).await {
-                Ok(Watched::Changed(cursor)) => Round::Changed(cursor),
-                Ok(Watched::Quiet(cursor)) => Round::Quiet(cursor),
-                Ok(Watched::Lost(reason)) | Err(Failure(reason)) => Round::Lost(reason),
-            }
+            self.watch(subject, last)
+                .await
+                .unwrap_or_else(|Failure(reason)| Round::Lost(reason))
         })
     }
 }

@@ -96,7 +96,7 @@ mod bindings {
         }
 
         /// The probe watches nothing: every round is lost at once.
-        fn watch(_subject: String, _cursor: Option<String>) -> Watched {
+        fn watch(_subject: String, _last: Option<Resume>) -> Watched {
             Watched::Lost("the probe component watches nothing".into())
         }
     }
