@@ -59,13 +59,16 @@ const MAX_TALLY_PADS: usize = 10_000_000;
 /// The removal rule's own window (`guard::removal::TALLY_WINDOW_SECONDS`):
 /// the tally keeps nothing longer than a component asks, so this only shortens it.
 const MAX_TALLY_SECONDS: usize = 15 * 60;
-/// A watched pad holds a socket, which counts 34 MiB (all a hostile Rustpad
-/// could make it buffer) against `RUSTPAD_MCP_MAX_MEMORY`, though it uses
-/// well under one (docs/performance.md): 16 of them leave most of the
-/// default budget to calls.
-const DEFAULT_WATCHED_PADS: usize = 16;
+/// Between updates a watched pad holds only its joined socket, which counts
+/// what it holds against `RUSTPAD_MCP_MAX_MEMORY`: at most 160 KiB at rest,
+/// 544 KiB while a live message of the largest size a held socket takes
+/// (`websocket::LIVE_MESSAGE_BYTES`) comes in. A thousand of them, all at
+/// that peak at once, take 531 of the default 2,048 MiB; at rest, 156.
+const DEFAULT_WATCHED_PADS: usize = 1_000;
 const MAX_WATCHED_PADS: usize = 10_000;
-const DEFAULT_WATCHES_PER_SUBSCRIBER: usize = rustpad_mcp_rules::watching::PADS_PER_LISTEN;
+/// A quarter of the process's watches: one client follows a few hundred
+/// pads, and three more like it still find room.
+const DEFAULT_WATCHES_PER_SUBSCRIBER: usize = 250;
 const MAX_WATCHES_PER_SUBSCRIBER: usize = 1_000;
 
 /// How much the host lets running calls take, on either transport.

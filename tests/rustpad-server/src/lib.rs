@@ -321,7 +321,11 @@ impl Server {
                 self.controls.clear_log(id);
                 text(StatusCode::OK, "")
             }
-            ("seed" | "mode" | "log", _) => {
+            ("history-reads", Method::GET) => {
+                let reads = self.document(id).map_or(0, |pad| pad.history_reads());
+                json(StatusCode::OK, format!("{{\"reads\":{reads}}}"))
+            }
+            ("seed" | "mode" | "log" | "history-reads", _) => {
                 text(StatusCode::METHOD_NOT_ALLOWED, "HTTP method not allowed\n")
             }
             _ => not_found(),

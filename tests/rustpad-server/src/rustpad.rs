@@ -52,6 +52,9 @@ pub struct Rustpad {
     update: broadcast::Sender<ServerMsg>,
     /// Set when the document is replaced, so its connections close.
     killed: AtomicBool,
+    /// Connections whose snapshot carried the history: what a client pays
+    /// to join, which a watcher that stays joined pays once.
+    history_reads: AtomicU64,
 }
 
 /// Everything several connections read and write, behind one lock.
@@ -73,6 +76,7 @@ impl Default for Rustpad {
             notify: Notify::new(),
             update,
             killed: AtomicBool::new(false),
+            history_reads: AtomicU64::new(0),
         }
     }
 }
@@ -112,6 +116,11 @@ impl Rustpad {
     /// The current text.
     pub fn text(&self) -> String {
         self.read().text.clone()
+    }
+
+    /// How many connections were sent the whole history as they joined.
+    pub fn history_reads(&self) -> u64 {
+        self.history_reads.load(Ordering::Relaxed)
     }
 
     /// The number of history entries so far.
@@ -164,6 +173,9 @@ impl Rustpad {
     async fn send_initial(&self, id: u64, socket: &mut impl Socket) -> Result<usize> {
         socket.send(to_message(&ServerMsg::Identity(id))).await?;
         let (messages, revision) = self.snapshot();
+        if matches!(messages.first(), Some(ServerMsg::History { .. })) {
+            self.history_reads.fetch_add(1, Ordering::Relaxed);
+        }
         for msg in &messages {
             socket.send(to_message(msg)).await?;
         }
