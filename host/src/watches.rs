@@ -35,7 +35,7 @@ use rustpad_mcp_rules::watching::COALESCE;
 use crate::lock;
 use crate::outbox::Outbox;
 use crate::settings::WatchLimits;
-use crate::websocket::{Connection, LIVE_MESSAGE_BYTES};
+use crate::websocket::{Connection, LIVE_MESSAGE_BYTES, Woken};
 
 /// Where the next round goes on from (the component's `resume`): its
 /// cursor, and the connection to hold until a message that begins with one
@@ -347,6 +347,7 @@ async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<St
     // the second waits a while, so a Rustpad that drops every look at once
     // is not joined again and again without pause.
     let mut ended = Duration::ZERO;
+    let mut flooded = None;
     loop {
         if let Some(Resume {
             look: Some(look),
@@ -355,18 +356,24 @@ async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<St
         }) = &mut last
         {
             look.cap_at(LIVE_MESSAGE_BYTES);
-            if look.wait_for(wake).await {
-                ended = Duration::ZERO;
-            } else {
-                tokio::time::sleep(ended).await;
-                ended = (ended * 2).clamp(RETRY_FIRST, RETRY_MOST);
+            match look.wait_for(wake).await {
+                Woken::Wake => ended = Duration::ZERO,
+                Woken::Ended => {
+                    tokio::time::sleep(ended).await;
+                    ended = (ended * 2).clamp(RETRY_FIRST, RETRY_MOST);
+                }
+                // As a round that cannot go on: told once, then watched afresh later.
+                Woken::Flooded(reason) => flooded = Some(reason),
             }
         }
         let Some(rounds) = watchers.upgrade().map(|w| w.rounds.clone()) else {
             return;
         };
         let cursor = last.as_ref().map(|last| last.cursor.clone());
-        let round = rounds.round(&subject, last.take()).await;
+        let round = match flooded.take() {
+            Some(reason) => Round::Lost(reason),
+            None => rounds.round(&subject, last.take()).await,
+        };
         let Some(watchers) = watchers.upgrade() else {
             return;
         };

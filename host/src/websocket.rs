@@ -30,6 +30,7 @@ use crate::egress::{CONNECT_TIMEOUT, Egress};
 use crate::wire::{READ_BUFFER_BYTES, Refused, Wire};
 
 pub use rustpad_mcp_rules::websocket::MAX_MESSAGE_BYTES;
+use rustpad_mcp_rules::watching::{MAX_MESSAGES_PER_ROUND, ROUND};
 use rustpad_mcp_rules::websocket::{MAX_WRITE_BUFFER_BYTES, STALL_LIMIT, STOPPED_READING};
 
 /// The largest message a connection the host holds between watch rounds
@@ -44,6 +45,16 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(30);
 /// Messages bigger than this grow tungstenite's read buffer enough that it
 /// is let go once they are read.
 const SHED_ABOVE: u64 = 64 << 10;
+
+/// Why [`Connection::wait_for`] returned.
+pub enum Woken {
+    /// A message worth a round came.
+    Wake,
+    /// The connection ended: the next reader hears why.
+    Ended,
+    /// It sent too many messages not worth a round, and why that is too many.
+    Flooded(String),
+}
 
 /// One open connection, owned by the component through a resource handle.
 pub struct Connection {
@@ -166,13 +177,16 @@ impl Connection {
     }
 
     /// Reads, dropping what comes, until a text message that begins with
-    /// one of `wake` comes (true: it is kept for the next [`Connection::recv`])
-    /// or the connection ends (false). A connection quiet for
+    /// one of `wake` comes (kept for the next [`Connection::recv`]), the
+    /// connection ends, or it floods: more than [`MAX_MESSAGES_PER_ROUND`]
+    /// dropped within a [`ROUND`]. A connection quiet for
     /// [`QUIET_BEFORE_PING`] is pinged, and ended if nothing at all comes
     /// within [`ANSWER_WITHIN`]: one whose peer vanished without a word
     /// would otherwise be held for ever.
-    pub async fn wait_for(&mut self, wake: &[String]) -> bool {
+    pub async fn wait_for(&mut self, wake: &[String]) -> Woken {
         let mut pinged: Option<Instant> = None;
+        let mut dropped = 0usize;
+        let mut counting_since = Instant::now();
         loop {
             let quiet_until = match pinged {
                 Some(at) => at + ANSWER_WITHIN,
@@ -183,7 +197,17 @@ impl Connection {
                 Ok(Some(text)) => {
                     if wake.iter().any(|start| text.starts_with(start.as_str())) {
                         self.waking = Some(text);
-                        return true;
+                        return Woken::Wake;
+                    }
+                    if counting_since.elapsed() > ROUND {
+                        (dropped, counting_since) = (0, Instant::now());
+                    }
+                    dropped += 1;
+                    if dropped > MAX_MESSAGES_PER_ROUND {
+                        return Woken::Flooded(format!(
+                            "the server sent more than {MAX_MESSAGES_PER_ROUND} messages within {} s, none worth a round",
+                            ROUND.as_secs()
+                        ));
                     }
                 }
                 Ok(None) if self.heard > heard => {}
@@ -192,7 +216,7 @@ impl Connection {
                         "the server answered nothing for {} s, not even a ping",
                         ANSWER_WITHIN.as_secs()
                     ));
-                    return false;
+                    return Woken::Ended;
                 }
                 Ok(None) => {
                     let ping = tokio::time::timeout(
@@ -202,11 +226,11 @@ impl Connection {
                     .await;
                     if !matches!(ping, Ok(Ok(()))) {
                         self.end(STOPPED_READING.into());
-                        return false;
+                        return Woken::Ended;
                     }
                     pinged = Some(Instant::now());
                 }
-                Err(_) => return false,
+                Err(_) => return Woken::Ended,
             }
             if self.heard > heard {
                 pinged = None;

@@ -119,3 +119,16 @@ async def test_two_hundred_pads_in_one_session_with_room_for_the_next_client(rus
                 await watcher_joined(bo)
                 await bo.append("edited\n")
                 assert await second_updates.next() == f"rustpad://{other}"
+
+
+async def test_a_held_look_that_floods_is_told_of(rustpad, pad):
+    """A held look is read without an instance, carets dropped; one that sends more than 20,000
+    such messages within a round's time is let go as a round that cannot go on: told once."""
+    rustpad.seed(pad, "text\n")
+    # The flood starts once the watcher's look is joined and held.
+    rustpad.set_mode(pad, "flood-after:3000")
+    uri = f"rustpad://{pad}"
+    async with legacy(rustpad) as (client, updates):
+        await subscribe(client, uri)
+        await updates.none_for(2.5)
+        assert await updates.next(within=30) == uri

@@ -16,6 +16,16 @@ pub const KEEPALIVE: Duration = Duration::from_secs(15);
 /// What it says: a comment, which every event-stream client skips.
 pub const KEEPALIVE_COMMENT: &[u8] = b": keepalive\n\n";
 
+/// The longest a watch takes before it hands back (the component's round in
+/// rustpad-mcp's host, which starts the next in a fresh instance).
+pub const ROUND: Duration = Duration::from_secs(240);
+
+/// The most messages a pad may send within one [`ROUND`] without a change
+/// by anyone else before its watch gives up on it for a while: a round of
+/// ordinary typing and caret moves by a few people is well within it, and a
+/// pad that sends without pause is told of rather than read for ever.
+pub const MAX_MESSAGES_PER_ROUND: usize = 20_000;
+
 /// Pads one listen may name by default.
 pub const PADS_PER_LISTEN: usize = 16;
 

@@ -32,7 +32,7 @@ const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
 /// The longest one round watches before it hands back to the host, which
 /// starts the next in a fresh instance (so no instance grows for ever).
-pub const ROUND: Duration = Duration::from_secs(240);
+pub const ROUND: Duration = rustpad_mcp_rules::watching::ROUND;
 /// The most pads one listen may name, where the component streams the
 /// listen itself (a WebAssembly host); rustpad-mcp's host has a setting.
 pub const MAX_PADS_PER_LISTEN: usize = rustpad_mcp_rules::watching::PADS_PER_LISTEN;

@@ -154,9 +154,8 @@ pub const FOR_SUBSCRIBERS: Settle = Settle {
     at_most: Duration::from_secs(2),
 };
 
-/// The most messages one stretch of a look takes in: a round of four minutes
-/// of ordinary typing and caret moves by a few people is well within it.
-pub const MAX_EVENTS_PER_LOOK: usize = 20_000;
+/// The most messages one stretch of a look takes in.
+pub const MAX_EVENTS_PER_LOOK: usize = rustpad_mcp_rules::watching::MAX_MESSAGES_PER_ROUND;
 
 /// What one stretch of watching saw, with the revision it reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

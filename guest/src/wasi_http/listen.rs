@@ -46,7 +46,7 @@ pub fn seconds() -> Result<u64, String> {
 }
 
 /// One pad of the listen.
-struct Watched {
+struct ListenedPad {
     update: String,
     look: Option<Look>,
     /// When its last update went out.
@@ -58,12 +58,12 @@ pub fn stream(held: Held, url: Option<&RustpadUrl>, stream: &OutputStream) {
     let end = Instant::now() + Duration::from_secs(seconds().unwrap_or(DEFAULT_LISTEN_SECONDS));
     // The looks first: each records from when it joined, so nothing after
     // the acknowledgement is missed.
-    let mut pads: Vec<Watched> = held
+    let mut pads: Vec<ListenedPad> = held
         .watches
         .into_iter()
         .map(|watch| {
             let look = url.and_then(|url| Look::open(url, &watch.subject, None).ok());
-            Watched {
+            ListenedPad {
                 update: watch.update,
                 look,
                 told: None,
@@ -137,7 +137,7 @@ pub fn stream(held: Held, url: Option<&RustpadUrl>, stream: &OutputStream) {
     close(pads);
 }
 
-fn close(pads: Vec<Watched>) {
+fn close(pads: Vec<ListenedPad>) {
     for look in pads.into_iter().filter_map(|pad| pad.look) {
         look.close();
     }

@@ -60,6 +60,9 @@ pub enum Mode {
     OversizedFrame,
     /// `flood`: after the initial send, cursor updates for a fake user without pause.
     Flood,
+    /// `flood-after:MS`: the same, from MS ms after the initial send (for a client that has
+    /// settled on its connection by then).
+    FloodAfter(Duration),
     /// `huge-history`: the initial History builds a text over the size limit.
     HugeHistory,
     /// `malformed-float`: the initial History holds `[1.0]`.
@@ -120,6 +123,7 @@ pub const MODE_NAMES: &[&str] = &[
     "no-ack",
     "oversized-frame",
     "flood",
+    "flood-after:MS",
     "huge-history",
     "malformed-float",
     "malformed-zero",
@@ -193,6 +197,7 @@ impl FromStr for Mode {
             "no-ack" => plain(Mode::NoAck),
             "oversized-frame" => plain(Mode::OversizedFrame),
             "flood" => plain(Mode::Flood),
+            "flood-after" => Ok(Mode::FloodAfter(Duration::from_millis(number("MS")?))),
             "huge-history" => plain(Mode::HugeHistory),
             "malformed-float" => plain(Mode::MalformedFloat),
             "malformed-zero" => plain(Mode::MalformedZero),
@@ -228,6 +233,7 @@ impl fmt::Display for Mode {
             Mode::NoAck => f.write_str("no-ack"),
             Mode::OversizedFrame => f.write_str("oversized-frame"),
             Mode::Flood => f.write_str("flood"),
+            Mode::FloodAfter(d) => write!(f, "flood-after:{}", d.as_millis()),
             Mode::HugeHistory => f.write_str("huge-history"),
             Mode::MalformedFloat => f.write_str("malformed-float"),
             Mode::MalformedZero => f.write_str("malformed-zero"),
@@ -368,7 +374,11 @@ async fn twisted_connection(
         socket.send(Message::text(frame)).await?;
     }
 
-    let flooding = *mode == Mode::Flood;
+    let mut flooding = *mode == Mode::Flood;
+    let flood_at = match mode {
+        Mode::FloodAfter(after) => Some(tokio::time::Instant::now() + *after),
+        _ => None,
+    };
     let mut flood_tick: u32 = 0;
     let mut muted = false;
     loop {
@@ -392,6 +402,8 @@ async fn twisted_connection(
                 None => break,
                 Some(message) => handle_message(pad, mode, id, message?).await?,
             },
+            () = tokio::time::sleep_until(flood_at.unwrap_or_else(tokio::time::Instant::now)),
+                if flood_at.is_some() && !flooding => flooding = true,
             // Always ready, so cursor updates go out whenever nothing else is pending.
             () = std::future::ready(()), if flooding => {
                 flood_tick = flood_tick.wrapping_add(1);
