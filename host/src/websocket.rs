@@ -29,8 +29,8 @@ use crate::budget::MemoryBudget;
 use crate::egress::{CONNECT_TIMEOUT, Egress};
 use crate::wire::{READ_BUFFER_BYTES, Refused, Wire};
 
-pub use rustpad_mcp_rules::websocket::MAX_MESSAGE_BYTES;
 use rustpad_mcp_rules::watching::{MAX_MESSAGES_PER_ROUND, ROUND};
+pub use rustpad_mcp_rules::websocket::MAX_MESSAGE_BYTES;
 use rustpad_mcp_rules::websocket::{MAX_WRITE_BUFFER_BYTES, STALL_LIMIT, STOPPED_READING};
 
 /// The largest message a connection the host holds between watch rounds
@@ -193,7 +193,10 @@ impl Connection {
                 None => self.heard + QUIET_BEFORE_PING,
             };
             let heard = self.heard;
-            match self.recv(quiet_until.saturating_duration_since(Instant::now())).await {
+            match self
+                .recv(quiet_until.saturating_duration_since(Instant::now()))
+                .await
+            {
                 Ok(Some(text)) => {
                     if wake.iter().any(|start| text.starts_with(start.as_str())) {
                         self.waking = Some(text);

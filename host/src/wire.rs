@@ -235,7 +235,9 @@ fn head_end(bytes: &[u8], mut matched: usize) -> Option<usize> {
 }
 
 fn matched_after(bytes: &[u8], matched: usize) -> usize {
-    bytes.iter().fold(matched, |matched, &byte| next_match(matched, byte))
+    bytes
+        .iter()
+        .fold(matched, |matched, &byte| next_match(matched, byte))
 }
 
 /// `\r\n\r\n` has no inner repeat but `\r`, so a mismatch restarts at 0 or 1.
@@ -290,7 +292,10 @@ impl AsyncRead for Wire {
                 return Poll::Ready(Ok(()));
             }
         }
-        let handed = this.allowed().min(this.end - this.start).min(buffer.remaining());
+        let handed = this
+            .allowed()
+            .min(this.end - this.start)
+            .min(buffer.remaining());
         buffer.put_slice(&this.ahead[this.start..this.start + handed]);
         this.advance(handed)?;
         Poll::Ready(Ok(()))
@@ -323,7 +328,10 @@ mod tests {
 
     #[test]
     fn the_head_ends_at_the_blank_line_across_reads() {
-        assert_eq!(head_end(b"HTTP/1.1 101\r\nA: b\r\n\r\n\x81\x02hi", 0), Some(22));
+        assert_eq!(
+            head_end(b"HTTP/1.1 101\r\nA: b\r\n\r\n\x81\x02hi", 0),
+            Some(22)
+        );
         assert_eq!(head_end(b"HTTP/1.1 101\r\n\r", 0), None);
         let matched = matched_after(b"HTTP/1.1 101\r\n\r", 0);
         assert_eq!(head_end(b"\n\x81", matched), Some(1));

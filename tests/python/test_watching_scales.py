@@ -9,6 +9,7 @@ import json
 
 import anyio
 import pytest
+from mcp import MCPError
 
 from conftest import TEST_SERVER_BIN, RustpadServer, call, ok
 from test_subscriptions import UPDATE_WITHIN, legacy, staying_looks, subscribe, watcher_joined
@@ -97,28 +98,35 @@ async def test_a_rustpad_restart_under_a_joined_look_is_told_then_watched_afresh
         first.stop()
 
 
-async def test_two_hundred_pads_in_one_session_with_room_for_the_next_client(rustpad, new_pad):
-    """With the default settings one stdio session subscribes to 200 pads and hears an edit to
-    the last; a second client still subscribes beside it, and hears its pad."""
-    pads = [new_pad(str(n)) for n in range(200)]
+async def test_two_hundred_and_fifty_pads_in_one_session_leave_room_for_the_next_client(
+    rustpad, new_pad
+):
+    """With the default settings one stdio session subscribes to 250 pads (its most) and hears
+    an edit to the last; a second client still subscribes beside it, and once the first goes
+    away, a third takes as many as it did."""
+    pads = [new_pad(str(n)) for n in range(251)]
     for pad in pads:
         rustpad.seed(pad, "line\n" * 50)
-    other = new_pad("other")
-    rustpad.seed(other, "other\n")
-    async with legacy(rustpad) as (client, updates):
-        for pad in pads[:-1]:
-            await subscribe(client, f"rustpad://{pad}")
-        with rustpad.person(pads[-1], "Ana") as ana:
-            await subscribe(client, f"rustpad://{pads[-1]}")
-            await watcher_joined(ana)
-            await ana.append("edited\n")
-            assert await updates.next() == f"rustpad://{pads[-1]}"
-        async with legacy(rustpad) as (second, second_updates):
-            with rustpad.person(other, "Bo") as bo:
-                await subscribe(second, f"rustpad://{other}")
+    async with legacy(rustpad) as (second, second_updates):
+        async with legacy(rustpad) as (client, updates):
+            for pad in pads[:249]:
+                await subscribe(client, f"rustpad://{pad}")
+            with rustpad.person(pads[249], "Ana") as ana:
+                await subscribe(client, f"rustpad://{pads[249]}")
+                await watcher_joined(ana)
+                await ana.append("edited\n")
+                assert await updates.next() == f"rustpad://{pads[249]}"
+            with pytest.raises(MCPError, match="one subscriber may watch at most 250 pads here"):
+                await subscribe(client, f"rustpad://{pads[250]}")
+            with rustpad.person(pads[250], "Bo") as bo:
+                await subscribe(second, f"rustpad://{pads[250]}")
                 await watcher_joined(bo)
                 await bo.append("edited\n")
-                assert await second_updates.next() == f"rustpad://{other}"
+                assert await second_updates.next() == f"rustpad://{pads[250]}"
+        # The first client went away, and its watches with it.
+        async with legacy(rustpad) as (third, _):
+            for pad in pads[:250]:
+                await subscribe(third, f"rustpad://{pad}")
 
 
 async def test_a_held_look_that_floods_is_told_of(rustpad, pad):

@@ -21,8 +21,8 @@ use super::request::{Answered, Hold, Outcome, Request, RpcError};
 use super::resources;
 use crate::config::Config;
 use crate::grants::watches::{self, Watch};
-use crate::rustpad::url::RustpadUrl;
 use crate::grants::websocket::Connection;
+use crate::rustpad::url::RustpadUrl;
 use crate::rustpad::watch::{Look, Reached, Seen};
 use crate::text;
 use crate::tools::args::check_id;
@@ -246,7 +246,13 @@ pub fn watch_round(subject: &str, from: Option<(String, Option<Connection>)>) ->
         Some(Err(())) => return Round::Lost("the cursor is not one this component gave".into()),
     };
     let resumed = match (connection, reached) {
-        (Some(connection), Some(Reached { revision, length: Some(length) })) => {
+        (
+            Some(connection),
+            Some(Reached {
+                revision,
+                length: Some(length),
+            }),
+        ) => {
             let mut look = Look::resume(connection, id, revision, length);
             match look.what_came() {
                 Ok(seen) => Some(Ok((look, seen))),

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::marks;
-use super::state::UserOperation;
+use super::ot::UserOperation;
 
 /// One edit after the start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,8 +69,8 @@ impl Heard {
         }
         let Frame::History { start, operations } =
             serde_json::from_str(frame).map_err(|error| super::wire_problem(&error))?;
-        let entries: Vec<UserOperation> = serde_json::from_str(operations.get())
-            .map_err(|error| super::wire_problem(&error))?;
+        let entries: Vec<UserOperation> =
+            serde_json::from_str(operations.get()).map_err(|error| super::wire_problem(&error))?;
         for (entry, revision) in entries.iter().zip(start + 1..) {
             if revision == self.end() + 1 {
                 self.edits.push(Edit {

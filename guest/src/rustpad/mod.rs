@@ -17,6 +17,7 @@ pub mod since;
 pub mod socket;
 pub mod state;
 pub mod stats;
+pub mod track;
 pub mod url;
 pub mod watch;
 

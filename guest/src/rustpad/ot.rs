@@ -36,6 +36,14 @@ pub enum Part<'a> {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Operation<'a>(pub Vec<Part<'a>>);
 
+/// A History entry, parsed whole (for a session that keeps the text, or hears who made each).
+#[derive(Deserialize)]
+pub(crate) struct UserOperation<'a> {
+    pub id: u64,
+    #[serde(borrow)]
+    pub operation: Operation<'a>,
+}
+
 impl<'de: 'a, 'a> Deserialize<'de> for Part<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Part<'a>, D::Error> {
         struct PartVisitor;

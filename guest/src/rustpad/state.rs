@@ -17,9 +17,11 @@ use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::heard::{self, Edit};
 use super::marks;
 use super::order::{Heard, Roster};
-use super::ot::{Document, Operation};
+use super::ot::Document;
+pub(crate) use super::ot::UserOperation;
 use super::positions::{self, Positions};
 use super::since::Since;
+pub use super::track::Track;
 use crate::text::{self, MAX_LABEL_CHARS};
 
 /// The name people in the pad see for us.
@@ -50,14 +52,6 @@ enum ServerMsg<'a> {
     },
 }
 
-/// A History entry, parsed whole (for a session that keeps the text).
-#[derive(Deserialize)]
-pub(crate) struct UserOperation<'a> {
-    pub id: u64,
-    #[serde(borrow)]
-    pub operation: Operation<'a>,
-}
-
 #[derive(Deserialize)]
 struct UserInfo {
     name: String,
@@ -78,74 +72,6 @@ pub enum Event {
     UserCursor {
         id: u64,
     },
-}
-
-/// What a session keeps of the pad besides its length.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Track {
-    text: bool,
-    /// The text at this revision and every edit after it (see [`Since`]).
-    since: Option<u64>,
-    /// Who wrote what (see [`Authorship`]), for the removal rule.
-    authorship: bool,
-    /// Who made each edit after this revision (see [`Heard`]), for a watch.
-    heard: Option<u64>,
-}
-
-impl Track {
-    /// The length only.
-    pub const LENGTH: Track = Track {
-        text: false,
-        since: None,
-        authorship: false,
-        heard: None,
-    };
-    /// The text.
-    pub const TEXT: Track = Track {
-        text: true,
-        since: None,
-        authorship: false,
-        heard: None,
-    };
-
-    /// The length, and who made each edit after `revision` (`u64::MAX`:
-    /// none until [`PadState::hear_from_here`]).
-    pub fn edits_after(revision: u64) -> Track {
-        Track {
-            heard: Some(revision),
-            ..Track::LENGTH
-        }
-    }
-
-    /// The text, and also the text at `revision` with every edit after it.
-    pub fn text_since(revision: u64) -> Track {
-        Track {
-            since: Some(revision),
-            ..Track::TEXT
-        }
-    }
-
-    /// The same, recording from `revision` at the latest.
-    pub fn since_at_most(self, revision: Option<u64>) -> Track {
-        let since = match (self.since, revision) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        Track {
-            text: self.text || since.is_some(),
-            since,
-            ..self
-        }
-    }
-
-    /// The same, and who wrote what.
-    pub fn with_authorship(self) -> Track {
-        Track {
-            text: true,
-            authorship: true,
-            ..self
-        }
-    }
 }
 
 /// The pad as this client knows it: everything folded from Rustpad's

@@ -337,12 +337,16 @@ impl Runtime {
             let last = match last {
                 Some(Resume { cursor, look, wake }) => Some(bindings::Resume {
                     cursor,
-                    look: look.map(|look| store.data_mut().table.push(look)).transpose()?,
+                    look: look
+                        .map(|look| store.data_mut().table.push(look))
+                        .transpose()?,
                     wake,
                 }),
                 None => None,
             };
-            let watched = server.call_watch(&mut *store, subject, last.as_ref()).await?;
+            let watched = server
+                .call_watch(&mut *store, subject, last.as_ref())
+                .await?;
             let table = &mut store.data_mut().table;
             let mut keep = |resume: bindings::Resume| -> wasmtime::Result<Resume> {
                 Ok(Resume {

@@ -457,9 +457,10 @@ async fn a_ping_flood_from_a_peer_that_never_reads_is_cut_off_with_bounded_memor
 #[tokio::test(flavor = "multi_thread")]
 async fn calls_past_the_memory_budget_are_refused_and_the_server_keeps_serving() {
     let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
-    rustpad.set_mode("held", "never-answer").unwrap();
+    // A frame announced at 15 MiB that never ends: a socket takes twice that as its header
+    // comes, and holds it. Two such sockets and their instances fit in 80 MiB; a third does not.
+    rustpad.set_mode("held", "stalled-frame:15").unwrap();
     seed(&rustpad, "fine", "fine");
-    // Two held sockets (34 MiB each) and their instances fit in 80 MiB; a third socket does not.
     let mut session = Session::start(&rustpad, &[("RUSTPAD_MCP_MAX_MEMORY", "80")]);
     for id in [101, 102] {
         session
@@ -468,7 +469,9 @@ async fn calls_past_the_memory_budget_are_refused_and_the_server_keeps_serving()
             "params": {"name": "get_document_info", "arguments": {"id": "held"}}}));
     }
     std::thread::sleep(Duration::from_millis(500));
-    let refused = session.call("get_document_info", json!({"id": "fine"}));
+    // A small pad still fits: what a socket counts is what it holds.
+    succeeded(&session.call("get_document_info", json!({"id": "fine"})));
+    let refused = session.call("get_document_info", json!({"id": "held"}));
     let message = failed(&refused);
     assert!(
         message.contains("80 MiB, RUSTPAD_MCP_MAX_MEMORY") && message.contains("all in use"),

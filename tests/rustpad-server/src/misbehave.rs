@@ -58,6 +58,9 @@ pub enum Mode {
     /// `oversized-frame`: after Identity, a frame header claiming 64 MiB, 64 KiB of it, then
     /// silence until the client leaves.
     OversizedFrame,
+    /// `stalled-frame:MIB`: the same with a header claiming MIB MiB, within what a client
+    /// accepts: memory it takes as the frame is announced, held while the frame never ends.
+    StalledFrame(u64),
     /// `flood`: after the initial send, cursor updates for a fake user without pause.
     Flood,
     /// `flood-after:MS`: the same, from MS ms after the initial send (for a client that has
@@ -122,6 +125,7 @@ pub const MODE_NAMES: &[&str] = &[
     "apply-then-close",
     "no-ack",
     "oversized-frame",
+    "stalled-frame:MIB",
     "flood",
     "flood-after:MS",
     "huge-history",
@@ -196,6 +200,7 @@ impl FromStr for Mode {
             "apply-then-close" => plain(Mode::ApplyThenClose),
             "no-ack" => plain(Mode::NoAck),
             "oversized-frame" => plain(Mode::OversizedFrame),
+            "stalled-frame" => Ok(Mode::StalledFrame(number("MIB")?)),
             "flood" => plain(Mode::Flood),
             "flood-after" => Ok(Mode::FloodAfter(Duration::from_millis(number("MS")?))),
             "huge-history" => plain(Mode::HugeHistory),
@@ -232,6 +237,7 @@ impl fmt::Display for Mode {
             Mode::ApplyThenClose => f.write_str("apply-then-close"),
             Mode::NoAck => f.write_str("no-ack"),
             Mode::OversizedFrame => f.write_str("oversized-frame"),
+            Mode::StalledFrame(mib) => write!(f, "stalled-frame:{mib}"),
             Mode::Flood => f.write_str("flood"),
             Mode::FloodAfter(d) => write!(f, "flood-after:{}", d.as_millis()),
             Mode::HugeHistory => f.write_str("huge-history"),
@@ -274,7 +280,7 @@ impl Mode {
     pub(crate) fn wants_raw_socket(&self) -> bool {
         matches!(
             self,
-            Mode::OversizedFrame | Mode::CloseMidSnapshot | Mode::PingFlood
+            Mode::OversizedFrame | Mode::StalledFrame(_) | Mode::CloseMidSnapshot | Mode::PingFlood
         )
     }
 
@@ -590,8 +596,12 @@ async fn raw_connection(
     io.write_all(&bytes).await?;
 
     match mode {
-        Mode::OversizedFrame => {
-            let mut bytes = text_frame_header(OVERSIZED_CLAIM);
+        Mode::OversizedFrame | Mode::StalledFrame(_) => {
+            let claim = match mode {
+                Mode::StalledFrame(mib) => mib << 20,
+                _ => OVERSIZED_CLAIM,
+            };
+            let mut bytes = text_frame_header(claim);
             let payload_start = bytes.len();
             bytes.extend_from_slice(
                 br#"{"History":{"start":0,"operations":[{"id":0,"operation":[""#,
