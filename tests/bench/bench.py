@@ -449,21 +449,25 @@ def subscription_updates(rustpad, url):
     server.initialize()
     subscribe(server, "rustpad://bench-sub")
     person = person_in(url, "bench-sub")
-    times = []
-    for _ in range(UPDATE_ROUNDS):
-        # Past the coalescing interval, with the watcher's next look open.
-        time.sleep(COALESCE_MS / 1000 + 0.5)
-        began = time.perf_counter()
-        person.stdin.write(json.dumps({"append": "a"}) + "\n")
-        person.stdin.flush()
-        update = server.next_message()
-        times.append((time.perf_counter() - began) * 1000)
-        if update.get("method") != "notifications/resources/updated":
-            raise RuntimeError(f"expected an update, got {update}")
+    times = [edit_to_update(server, person, "rustpad://bench-sub") for _ in range(UPDATE_ROUNDS)]
     person.stdin.close()
     person.wait()
     server.stop()
     return summary(times)
+
+
+def edit_to_update(server, person, uri):
+    """Past the coalescing interval, the time from the person typing a character to the
+    server's update of `uri`, in milliseconds."""
+    time.sleep(COALESCE_MS / 1000 + 0.5)
+    began = time.perf_counter()
+    person.stdin.write(json.dumps({"append": "a"}) + "\n")
+    person.stdin.flush()
+    update = server.next_message()
+    elapsed = (time.perf_counter() - began) * 1000
+    if update.get("method") != "notifications/resources/updated" or update["params"]["uri"] != uri:
+        raise RuntimeError(f"expected the update of {uri}, got {update}")
+    return elapsed
 
 
 def thousand_pads(rustpad, url):
@@ -483,14 +487,7 @@ def thousand_pads(rustpad, url):
     times = []
     for pad in random.Random(7).sample(range(WATCHED_PADS), 10):
         person = person_in(url, f"bench-watched-{pad}")
-        time.sleep(COALESCE_MS / 1000 + 0.5)
-        began = time.perf_counter()
-        person.stdin.write(json.dumps({"append": "a"}) + "\n")
-        person.stdin.flush()
-        update = server.next_message()
-        times.append((time.perf_counter() - began) * 1000)
-        if update.get("params", {}).get("uri") != f"rustpad://bench-watched-{pad}":
-            raise RuntimeError(f"expected the update of pad {pad}, got {update}")
+        times.append(edit_to_update(server, person, f"rustpad://bench-watched-{pad}"))
         person.stdin.close()
         person.wait()
     server.stop()

@@ -98,6 +98,15 @@ async def test_a_rustpad_restart_under_a_joined_look_is_told_then_watched_afresh
         first.stop()
 
 
+async def subscribe_and_hear_an_edit(rustpad, client, updates, pad) -> None:
+    """The client subscribes to `pad` with a person in it, who then edits: the update comes."""
+    with rustpad.person(pad, "Ana") as ana:
+        await subscribe(client, f"rustpad://{pad}")
+        await watcher_joined(ana)
+        await ana.append("edited\n")
+        assert await updates.next() == f"rustpad://{pad}"
+
+
 async def test_two_hundred_and_fifty_pads_in_one_session_leave_room_for_the_next_client(
     rustpad, new_pad
 ):
@@ -111,18 +120,10 @@ async def test_two_hundred_and_fifty_pads_in_one_session_leave_room_for_the_next
         async with legacy(rustpad) as (client, updates):
             for pad in pads[:249]:
                 await subscribe(client, f"rustpad://{pad}")
-            with rustpad.person(pads[249], "Ana") as ana:
-                await subscribe(client, f"rustpad://{pads[249]}")
-                await watcher_joined(ana)
-                await ana.append("edited\n")
-                assert await updates.next() == f"rustpad://{pads[249]}"
+            await subscribe_and_hear_an_edit(rustpad, client, updates, pads[249])
             with pytest.raises(MCPError, match="one subscriber may watch at most 250 pads here"):
                 await subscribe(client, f"rustpad://{pads[250]}")
-            with rustpad.person(pads[250], "Bo") as bo:
-                await subscribe(second, f"rustpad://{pads[250]}")
-                await watcher_joined(bo)
-                await bo.append("edited\n")
-                assert await second_updates.next() == f"rustpad://{pads[250]}"
+            await subscribe_and_hear_an_edit(rustpad, second, second_updates, pads[250])
         # The first client went away, and its watches with it.
         async with legacy(rustpad) as (third, _):
             for pad in pads[:250]:
