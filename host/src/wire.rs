@@ -66,8 +66,8 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-pub struct Wire {
-    inner: Stream,
+pub struct Wire<S = Stream> {
+    inner: S,
     ahead: Box<[u8; AHEAD_BYTES]>,
     /// `ahead[start..end]` is read and not yet handed on.
     start: usize,
@@ -85,10 +85,10 @@ pub struct Wire {
     blocked_since: Option<Instant>,
 }
 
-impl Wire {
+impl<S> Wire<S> {
     /// `inner` before the handshake, its frames capped at `cap` bytes, the
     /// memory they take drawn from `budget` (the base at once).
-    pub fn new(inner: Stream, cap: usize, budget: Arc<MemoryBudget>) -> Result<Wire, String> {
+    pub fn new(inner: S, cap: usize, budget: Arc<MemoryBudget>) -> Result<Wire<S>, String> {
         let reserved = budget.reserve(BASE_BYTES)?;
         Ok(Wire {
             inner,
@@ -277,7 +277,7 @@ fn parse_header(header: &[u8]) -> (bool, bool, u64) {
     (fin, control, length)
 }
 
-impl AsyncRead for Wire {
+impl<S: AsyncRead + Unpin> AsyncRead for Wire<S> {
     fn poll_read(
         self: Pin<&mut Self>,
         context: &mut Context<'_>,
@@ -302,7 +302,7 @@ impl AsyncRead for Wire {
     }
 }
 
-impl AsyncWrite for Wire {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Wire<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         context: &mut Context<'_>,
@@ -324,7 +324,104 @@ impl AsyncWrite for Wire {
 
 #[cfg(test)]
 mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
     use super::*;
+
+    /// A server frame: unmasked, `FIN` as given, text or continuation.
+    fn frame(fin: bool, payload: &[u8]) -> Vec<u8> {
+        let mut bytes = vec![if fin { 0x81 } else { 0x01 }];
+        match payload.len() {
+            n if n < 126 => bytes.push(n as u8),
+            n if n < 65536 => {
+                bytes.push(126);
+                bytes.extend_from_slice(&(n as u16).to_be_bytes());
+            }
+            n => {
+                bytes.push(127);
+                bytes.extend_from_slice(&(n as u64).to_be_bytes());
+            }
+        }
+        bytes.extend_from_slice(payload);
+        bytes
+    }
+
+    /// What one read of `wire` hands on, into a buffer of `room` bytes.
+    async fn read<S: AsyncRead + Unpin>(wire: &mut Wire<S>, room: usize) -> io::Result<Vec<u8>> {
+        let mut buffer = vec![0; room];
+        let n = wire.read(&mut buffer).await?;
+        buffer.truncate(n);
+        Ok(buffer)
+    }
+
+    #[tokio::test]
+    async fn no_read_hands_on_a_byte_past_the_head_or_the_frame_it_is_in() {
+        let budget = Arc::new(MemoryBudget::new(64));
+        let (mut server, client) = tokio::io::duplex(1 << 16);
+        let head = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n";
+        let first = frame(true, b"{\"Identity\":1}");
+        let second = frame(true, &[b'x'; 300]);
+        // Everything arrives at once, as one segment would bring it.
+        server
+            .write_all(&[&head[..], &first, &second].concat())
+            .await
+            .unwrap();
+        let mut wire = Wire::new(client, 1 << 20, budget.clone()).unwrap();
+        assert_eq!(read(&mut wire, 4096).await.unwrap(), head);
+        assert!(wire.between_messages());
+        // The header alone, then exactly the payload, then the next header.
+        assert_eq!(read(&mut wire, 4096).await.unwrap(), first[..2]);
+        assert_eq!(read(&mut wire, 4096).await.unwrap(), first[2..]);
+        assert!(wire.between_messages());
+        assert_eq!(read(&mut wire, 4096).await.unwrap(), second[..2]);
+        assert_eq!(read(&mut wire, 4096).await.unwrap(), second[2..4]);
+        assert!(!wire.between_messages());
+        assert_eq!(read(&mut wire, 100).await.unwrap(), second[4..104]);
+        assert_eq!(read(&mut wire, 4096).await.unwrap(), second[104..]);
+        assert!(wire.between_messages());
+        assert!(!wire.grown_past(300) && wire.grown_past(299));
+    }
+
+    #[tokio::test]
+    async fn a_message_past_the_cap_or_the_budget_is_refused_at_its_header() {
+        let (mut server, client) = tokio::io::duplex(1 << 16);
+        server.write_all(b"HTTP/1.1 101 OK\r\n\r\n").await.unwrap();
+        // Two frames of one message: each under the cap, together past it.
+        server.write_all(&frame(false, &[b'a'; 600])).await.unwrap();
+        server.write_all(&frame(true, &[b'b'; 600])).await.unwrap();
+        let budget = Arc::new(MemoryBudget::new(64));
+        let mut wire = Wire::new(client, 1000, budget).unwrap();
+        // The head; the first frame's two header bytes, its length, its payload; the second's two.
+        for _ in 0..5 {
+            read(&mut wire, 4096).await.unwrap();
+        }
+        let refused = read(&mut wire, 4096).await.unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("a message of 1200 bytes, more than the 1000"),
+            "{refused}"
+        );
+        // A header announcing more than the budget holds takes nothing and is refused.
+        let (mut server, client) = tokio::io::duplex(1 << 16);
+        server.write_all(b"HTTP/1.1 101 OK\r\n\r\n").await.unwrap();
+        server.write_all(&[0x81, 127]).await.unwrap();
+        server
+            .write_all(&(40u64 << 20).to_be_bytes())
+            .await
+            .unwrap();
+        let budget = Arc::new(MemoryBudget::new(64));
+        let mut wire = Wire::new(client, 64 << 20, budget.clone()).unwrap();
+        read(&mut wire, 4096).await.unwrap();
+        read(&mut wire, 4096).await.unwrap();
+        let refused = read(&mut wire, 4096).await.unwrap_err();
+        assert!(
+            refused.to_string().contains("RUSTPAD_MCP_MAX_MEMORY"),
+            "{refused}"
+        );
+        drop(wire);
+        assert!(budget.reserve(64 << 20).is_ok(), "everything came back");
+    }
 
     #[test]
     fn the_head_ends_at_the_blank_line_across_reads() {
