@@ -184,13 +184,24 @@ impl Connection {
     /// within [`ANSWER_WITHIN`]: one whose peer vanished without a word
     /// would otherwise be held for ever.
     pub async fn wait_for(&mut self, wake: &[String]) -> Woken {
+        self.wait_for_pinging(wake, QUIET_BEFORE_PING, ANSWER_WITHIN)
+            .await
+    }
+
+    /// [`Connection::wait_for`], pinging after `quiet` and waiting `answer`.
+    async fn wait_for_pinging(
+        &mut self,
+        wake: &[String],
+        quiet: Duration,
+        answer: Duration,
+    ) -> Woken {
         let mut pinged: Option<Instant> = None;
         let mut dropped = 0usize;
         let mut counting_since = Instant::now();
         loop {
             let quiet_until = match pinged {
-                Some(at) => at + ANSWER_WITHIN,
-                None => self.heard + QUIET_BEFORE_PING,
+                Some(at) => at + answer,
+                None => self.heard + quiet,
             };
             let heard = self.heard;
             match self
@@ -216,8 +227,8 @@ impl Connection {
                 Ok(None) if self.heard > heard => {}
                 Ok(None) if pinged.is_some() => {
                     self.end(format!(
-                        "the server answered nothing for {} s, not even a ping",
-                        ANSWER_WITHIN.as_secs()
+                        "the server answered nothing for {} ms, not even a ping",
+                        answer.as_millis()
                     ));
                     return Woken::Ended;
                 }
@@ -290,5 +301,110 @@ fn describe(error: &WsError) -> String {
         WsError::Protocol(problem) => format!("the connection broke ({problem})"),
         WsError::Io(io) => format!("the connection broke ({io})"),
         other => format!("the connection failed ({other})"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::net::TcpListener;
+
+    use super::*;
+
+    const WAKE: &str = "{\"History\":";
+
+    /// A held connection to a WebSocket server on loopback that `serve`s it.
+    async fn held<F, Fut>(serve: F) -> Connection
+    where
+        F: FnOnce(WebSocketStream<tokio::net::TcpStream>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.unwrap();
+            serve(tokio_tungstenite::accept_async(tcp).await.unwrap()).await;
+        });
+        let egress = Egress::new(Some(&origin), false);
+        let budget = Arc::new(MemoryBudget::new(64));
+        let url = origin.replace("http://", "ws://") + "/api/socket/pad";
+        let mut connection = Connection::open(&egress, &budget, &url).await.unwrap();
+        connection.cap_at(LIVE_MESSAGE_BYTES);
+        connection
+    }
+
+    fn wake() -> Vec<String> {
+        vec![WAKE.to_string()]
+    }
+
+    #[tokio::test]
+    async fn a_held_connection_drops_what_is_not_worth_a_round_and_keeps_what_is() {
+        let mut connection = held(|mut socket| async move {
+            for n in 0..50 {
+                let caret = format!("{{\"UserCursor\":{{\"id\":{n},\"data\":{{}}}}}}");
+                socket.send(Message::text(caret)).await.unwrap();
+            }
+            socket
+                .send(Message::text("{\"History\":{}}"))
+                .await
+                .unwrap();
+            socket.send(Message::text("next")).await.unwrap();
+            let _ = socket.next().await;
+        })
+        .await;
+        assert!(matches!(connection.wait_for(&wake()).await, Woken::Wake));
+        let first = connection.recv(Duration::ZERO).await.unwrap();
+        assert_eq!(first.as_deref(), Some("{\"History\":{}}"));
+        // What came after it waits for the next reader, even with no time to wait.
+        let next = connection.recv(Duration::from_secs(5)).await.unwrap();
+        assert_eq!(next.as_deref(), Some("next"));
+    }
+
+    #[tokio::test]
+    async fn a_peer_that_answers_no_ping_is_ended_and_one_that_does_is_held() {
+        // Never reads, so never answers (tungstenite answers pings as it reads).
+        let mut silent = held(|socket| async move {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            drop(socket);
+        })
+        .await;
+        let quiet = Duration::from_millis(100);
+        let answer = Duration::from_millis(200);
+        let woken = silent.wait_for_pinging(&wake(), quiet, answer).await;
+        assert!(matches!(woken, Woken::Ended));
+        let reason = silent.recv(Duration::ZERO).await.unwrap_err();
+        assert!(reason.contains("answered nothing for 200 ms"), "{reason}");
+        let mut answering =
+            held(|mut socket| async move { while let Some(Ok(_)) = socket.next().await {} }).await;
+        let prefixes = wake();
+        let waiting = answering.wait_for_pinging(&prefixes, quiet, answer);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(1500), waiting)
+                .await
+                .is_err(),
+            "a peer that answers pings stays held"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_held_connection_that_floods_says_so() {
+        let mut connection = held(|mut socket| async move {
+            for _ in 0..=MAX_MESSAGES_PER_ROUND {
+                if socket
+                    .send(Message::text("{\"UserCursor\":{}}"))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            let _ = socket.next().await;
+        })
+        .await;
+        match connection.wait_for(&wake()).await {
+            Woken::Flooded(reason) => {
+                assert!(reason.contains("more than 20000 messages"), "{reason}")
+            }
+            _ => panic!("expected a flood"),
+        }
     }
 }
