@@ -46,6 +46,17 @@ pub struct Resume {
     pub wake: Vec<String>,
 }
 
+impl Resume {
+    /// From `cursor` alone: the next round opens its own connection.
+    fn at(cursor: String) -> Resume {
+        Resume {
+            cursor,
+            look: None,
+            wake: Vec::new(),
+        }
+    }
+}
+
 /// How one round of watching a subject ended (the component's `watched`).
 pub enum Round {
     /// It changed: tell the subscribers, then go on from here.
@@ -336,11 +347,7 @@ impl Holds {
 /// nobody needs it (it is aborted then, which closes a held connection) or
 /// the watchers are gone.
 async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<String>) {
-    let mut last = from.map(|cursor| Resume {
-        cursor,
-        look: None,
-        wake: Vec::new(),
-    });
+    let mut last = from.map(Resume::at);
     let mut lost = false;
     let mut retry = RETRY_FIRST;
     // Held connections that ended in a row without a message worth a round:
@@ -390,11 +397,7 @@ async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<St
                 (lost, retry) = (false, RETRY_FIRST);
             }
             Round::Lost(reason) => {
-                last = cursor.map(|cursor| Resume {
-                    cursor,
-                    look: None,
-                    wake: Vec::new(),
-                });
+                last = cursor.map(Resume::at);
                 if !lost {
                     eprintln!("rustpad-mcp: a watched pad cannot be watched for now: {reason}");
                     watchers.tell(&subject);

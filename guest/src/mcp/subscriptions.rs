@@ -293,8 +293,8 @@ pub fn watch_round(subject: &str, from: Option<(String, Option<Connection>)>) ->
                 wake: vec![WAKE_ON.to_string()],
             };
             match seen {
-                Seen::Changed(_) => Round::Changed(resume),
-                Seen::Quiet(_) => Round::Quiet(resume),
+                Seen::Changed => Round::Changed(resume),
+                Seen::Quiet => Round::Quiet(resume),
             }
         }
         Err(error) => Round::Lost(error.message().to_string()),

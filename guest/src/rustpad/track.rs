@@ -33,9 +33,14 @@ impl Track {
     /// The length, and who made each edit after `revision` (`u64::MAX`:
     /// none until [`PadState::hear_from_here`](super::state::PadState::hear_from_here)).
     pub fn edits_after(revision: u64) -> Track {
+        Track::LENGTH.and_edits_after(revision)
+    }
+
+    /// The same, and who made each edit after `revision` (for a wait).
+    pub fn and_edits_after(self, revision: u64) -> Track {
         Track {
             heard: Some(revision),
-            ..Track::LENGTH
+            ..self
         }
     }
 

@@ -1,7 +1,7 @@
 //! Watching a pad for other people's changes, on an open look that hears
-//! its edits from a revision ([`Track::edits_after`], a subscriber's look:
-//! lengths only, so it can be resumed on a later round) or records them with
-//! the text ([`Track::text_since`], a tool's wait, which shows what changed).
+//! who made each edit from a revision ([`Track::edits_after`]: a
+//! subscriber's look keeps lengths only, so a later round can resume it; a
+//! tool's wait also keeps the text, to show what changed).
 //!
 //! "Other people" are any connection this process's writes were not given:
 //! the host notes each write's connection ([`crate::grants::writers`]), and
@@ -18,7 +18,6 @@
 use std::time::{Duration, Instant};
 
 use super::Error;
-use super::heard::Edit;
 use super::socket::{PadSocket, Track, writers_key};
 use super::state::Event;
 use super::url::RustpadUrl;
@@ -104,29 +103,13 @@ fn until_others_change_within(
     }
 }
 
-/// The edits the look heard or recorded after the first `checked`.
-fn edits_after(socket: &PadSocket, checked: usize) -> Vec<Edit> {
-    if let Some(heard) = socket.heard() {
-        return heard.edits()[checked..].to_vec();
-    }
-    let since = socket
-        .since()
-        .expect("a watch runs on a look that hears or records its edits");
-    since.entries()[checked..]
-        .iter()
-        .zip(since.revision() + 1 + checked as u64..)
-        .map(|(entry, revision)| Edit {
-            revision,
-            author: entry.author,
-            changes_text: !entry.operation.is_noop(),
-        })
-        .collect()
-}
-
 /// Whether an edit after the first `checked` changes the text and is not
 /// one of this process's writes; moves `checked` past them.
 fn others_changed(socket: &PadSocket, checked: &mut usize, key: &str) -> bool {
-    let edits = edits_after(socket, *checked);
+    let heard = socket
+        .heard()
+        .expect("a watch runs on a look that hears its edits");
+    let edits = &heard.edits()[*checked..];
     if edits.is_empty() {
         return false;
     }
@@ -157,13 +140,13 @@ pub const FOR_SUBSCRIBERS: Settle = Settle {
 /// The most messages one stretch of a look takes in.
 pub const MAX_EVENTS_PER_LOOK: usize = rustpad_mcp_rules::watching::MAX_MESSAGES_PER_ROUND;
 
-/// What one stretch of watching saw, with the revision it reached.
+/// What one stretch of watching saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Seen {
     /// Someone else changed the pad (or it was forgotten and begun again).
-    Changed(u64),
+    Changed,
     /// Nothing but this process's own writes, or nothing at all.
-    Quiet(u64),
+    Quiet,
 }
 
 /// Where a look stands: its revision and the length of its text, all a
@@ -284,12 +267,7 @@ impl Look {
                 drain,
             )?;
         self.socket.hear_from_here();
-        let revision = self.socket.revision();
-        Ok(if changed {
-            Seen::Changed(revision)
-        } else {
-            Seen::Quiet(revision)
-        })
+        Ok(if changed { Seen::Changed } else { Seen::Quiet })
     }
 
     pub fn id(&self) -> &str {

@@ -133,7 +133,8 @@ fn run(call: &Call) -> ToolResult {
     let started = Instant::now();
     let seconds = timeout_seconds.map_or(DEFAULT_WAIT_SECONDS, |WaitSeconds(s)| s);
     let deadline = started + Duration::from_secs(seconds);
-    let mut socket = PadSocket::look(call.url, id, Track::text_since(base.revision))?;
+    let track = Track::text_since(base.revision).and_edits_after(base.revision);
+    let mut socket = PadSocket::look(call.url, id, track)?;
     let outcome = wait(&mut socket, id, &base, deadline);
     let answer = outcome.and_then(|changed| answer(&socket, id, &base, changed, started, seconds));
     socket.close();

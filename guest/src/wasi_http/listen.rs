@@ -94,8 +94,8 @@ pub fn stream(held: Held, url: Option<&RustpadUrl>, stream: &OutputStream) {
                 continue;
             }
             let tell = match look.what_came() {
-                Ok(Seen::Changed(_)) => true,
-                Ok(Seen::Quiet(_)) => false,
+                Ok(Seen::Changed) => true,
+                Ok(Seen::Quiet) => false,
                 Err(_) => {
                     if let Some(look) = pad.look.take() {
                         look.close();
