@@ -364,8 +364,12 @@ async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<St
         {
             look.cap_at(LIVE_MESSAGE_BYTES);
             match look.wait_for(wake).await {
-                Woken::Wake => ended = Duration::ZERO,
+                Woken::Wake => {
+                    ended = Duration::ZERO;
+                    (lost, retry) = (false, RETRY_FIRST);
+                }
                 Woken::Ended => {
+                    (lost, retry) = (false, RETRY_FIRST);
                     tokio::time::sleep(ended).await;
                     ended = (ended * 2).clamp(RETRY_FIRST, RETRY_MOST);
                 }
@@ -393,8 +397,14 @@ async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<St
                 tokio::time::sleep(COALESCE).await;
             }
             Round::Quiet(next) => {
+                // A quiet round that hands back a look has not shown the
+                // pad is well yet: one that floods drains to a momentary
+                // gap and is quiet, then floods the hold. Its hold decides,
+                // so a flood is told once and retried at a growing pace.
+                if next.look.is_none() {
+                    (lost, retry) = (false, RETRY_FIRST);
+                }
                 last = Some(next);
-                (lost, retry) = (false, RETRY_FIRST);
             }
             Round::Lost(reason) => {
                 last = cursor.map(Resume::at);
