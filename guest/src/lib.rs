@@ -22,6 +22,8 @@
 // Only the generated bindings may use `unsafe` (the canonical ABI glue).
 #![deny(unsafe_code)]
 
+#[cfg(feature = "act")]
+mod act;
 pub mod config;
 pub mod digest;
 #[cfg(feature = "fuzzing")]
@@ -38,7 +40,7 @@ mod wasi_http;
 
 // Generated glue: `unsafe` for the canonical ABI, and as many arguments as the
 // WIT signatures flatten to.
-#[cfg(not(feature = "wasi-http"))]
+#[cfg(not(feature = "wasm-host"))]
 #[allow(unsafe_code, clippy::too_many_arguments)]
 mod bindings {
     wit_bindgen::generate!({
@@ -58,7 +60,7 @@ mod bindings {
 
     impl Guest for Component {
         fn configure() -> Result<Startup, String> {
-            let startup = crate::config::Config::from_env()?.startup();
+            let startup = crate::config::Config::from_settings()?.startup();
             Ok(Startup {
                 origin: startup.origin,
                 insecure_tls: startup.insecure_tls,

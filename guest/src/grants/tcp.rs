@@ -25,10 +25,7 @@ pub const SOCKET_ADDRESS_VARIABLE: &str = "RUSTPAD_SOCKET_ADDRESS";
 
 /// `RUSTPAD_SOCKET_ADDRESS`: an IP address and port, or nothing when unset.
 pub fn socket_address() -> Result<Option<SocketAddr>, String> {
-    let Some(raw) = std::env::var(SOCKET_ADDRESS_VARIABLE)
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-    else {
+    let Some(raw) = super::setting(SOCKET_ADDRESS_VARIABLE).filter(|v| !v.trim().is_empty()) else {
         return Ok(None);
     };
     raw.trim().parse().map(Some).map_err(|_| {
@@ -278,7 +275,8 @@ pub fn wait_for(watched: &[&Pollable], deadline: Instant) -> bool {
 fn network_error(code: ErrorCode) -> String {
     match code {
         ErrorCode::AccessDenied | ErrorCode::NotSupported => format!(
-            "{code:?}: the WebAssembly host refused this component the connection; allow Rustpad's origin (its host and port, for TCP) in the host's outbound policy"
+            "{code:?}: the WebAssembly host refused this component the connection; {}",
+            super::ALLOW_SOCKETS
         ),
         ErrorCode::PermanentResolverFailure => "the name could not be looked up: the WebAssembly host may not allow this component to look it up (allow the name in the host's name-lookup policy, or name the address in RUSTPAD_SOCKET_ADDRESS)".into(),
         ErrorCode::ConnectionRefused => "connection refused".into(),

@@ -43,9 +43,7 @@ pub struct Connection {
 impl Connection {
     /// Opens a connection to `url` (`ws://` on the origin of `RUSTPAD_URL`).
     pub fn connect(url: &str) -> Result<Connection, String> {
-        let allowed = std::env::var("RUSTPAD_URL")
-            .ok()
-            .and_then(|configured| Origin::of(&configured));
+        let allowed = super::setting("RUSTPAD_URL").and_then(|configured| Origin::of(&configured));
         let origin = egress::admit(allowed.as_ref(), url)?;
         let deadline = Instant::now() + CONNECT_TIMEOUT;
         let tcp = Tcp::connect(&origin, deadline)?;
@@ -54,7 +52,8 @@ impl Connection {
             let name = ServerName::try_from(host.to_string())
                 .map_err(|_| "the host name is not valid for TLS".to_string())?;
             // The same meaning as in rustpad-mcp's host: exactly "true" relaxes this connection.
-            let insecure = std::env::var("RUSTPAD_INSECURE_TLS").is_ok_and(|v| v.trim() == "true");
+            let insecure =
+                super::setting("RUSTPAD_INSECURE_TLS").is_some_and(|v| v.trim() == "true");
             let session = ClientConnection::new(tls::client_config(insecure), name)
                 .map_err(|error| format!("TLS could not start ({error})"))?;
             Stream::Tls(Box::new(StreamOwned::new(session, tcp)))

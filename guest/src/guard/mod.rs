@@ -337,9 +337,7 @@ impl Guard<'_> {
             NoDialog::ClientCannot => {
                 "This client cannot show a confirmation dialog, so nobody was asked."
             }
-            NoDialog::NoSessions => {
-                "This server runs in a WebAssembly host without sessions, so it cannot put a question to a 2025-11-25 client in the middle of a call, and nobody was asked (a 2026-07-28 client that can show forms gets the dialog)."
-            }
+            NoDialog::NoSessions => crate::grants::WHY_NOBODY_WAS_ASKED,
         };
         Ok(format!(
             "{}\n\nTo go ahead, call {} again with the same arguments plus confirm_token=\"{token}\".\nThe token is valid for {} minutes and works once.\n\nNote: {who} The token proves only that the call was made twice with the same arguments, not that a person approved it. A human should read the lines above before you continue.",

@@ -76,7 +76,7 @@ impl Reply {
     /// Hands a held request to rustpad-mcp's host (the `watches` import's
     /// `hold`), which streams it: nothing is sent now, unless the host
     /// cannot hold it.
-    #[cfg(not(feature = "wasi-http"))]
+    #[cfg(not(feature = "wasm-host"))]
     pub fn held_by_host(self) -> Reply {
         let Some(held) = self.held else {
             return self;
@@ -139,7 +139,7 @@ impl Session {
 /// Handles one JSON-RPC message from the client; `headers` are its standard
 /// HTTP headers when it came over HTTP.
 pub fn handle(message: &str, headers: Option<&StandardHeaders>, session: Option<&str>) -> Reply {
-    match Config::from_env() {
+    match Config::from_settings() {
         Ok(config) => handle_with(&config, message, headers, session),
         Err(problem) => {
             let id = serde_json::from_str::<Value>(message)

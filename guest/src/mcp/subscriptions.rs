@@ -229,7 +229,7 @@ pub fn watch_round(subject: &str, from: Option<(String, Option<Connection>)>) ->
         Some((cursor, connection)) => (Some(cursor), connection),
         None => (None, None),
     };
-    let config = match Config::from_env() {
+    let config = match Config::from_settings() {
         Ok(config) => config,
         Err(problem) => return Round::Lost(problem.to_string()),
     };

@@ -198,7 +198,7 @@ fn status_error(path: &str, status: u16, body: &[u8]) -> Error {
 fn request_error(code: &ErrorCode) -> Error {
     let message = match code {
         ErrorCode::HttpRequestDenied => {
-            "the host refused the request: this server may only reach the origin of RUSTPAD_URL".to_string()
+            format!("the host refused the request: {}", crate::grants::ALLOW_HTTP)
         }
         ErrorCode::ConnectionRefused => {
             "could not connect to Rustpad (connection refused); check RUSTPAD_URL and that the instance is running".to_string()

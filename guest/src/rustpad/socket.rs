@@ -344,7 +344,7 @@ impl PadSocket {
 
     /// Ready once Rustpad has sent something more (see
     /// [`Connection::readable`]), for a loop over several sockets.
-    #[cfg(feature = "wasi-http")]
+    #[cfg(feature = "wasm-host")]
     pub fn readable(&self) -> Option<wasip2::io::poll::Pollable> {
         self.connection.readable()
     }

@@ -285,7 +285,7 @@ impl Look {
 
     /// Ready once Rustpad has sent something more: wait on it only after
     /// [`Look::next_change`] took what had come (see `PadSocket::readable`).
-    #[cfg(feature = "wasi-http")]
+    #[cfg(feature = "wasm-host")]
     pub fn readable(&self) -> Option<wasip2::io::poll::Pollable> {
         self.socket.readable()
     }

@@ -236,7 +236,7 @@ fn settings() -> Result<(Gate, Config), String> {
         .map_err(|problem| format!("rustpad-mcp: {problem}"))?;
     tcp::socket_address()?;
     listen::seconds()?;
-    let config = Config::from_env()?;
+    let config = Config::from_settings()?;
     Ok((gate, config))
 }
 
