@@ -274,6 +274,7 @@ lint: toolchain release-check
 	$(CARGO) clippy --release --locked $(REST_OF_WORKSPACE) --all-targets -- -D warnings
 	$(CARGO) clippy --locked -p guest --profile wasm --target wasm32-wasip2 --target-dir $(GUEST_BUILD) -- -D warnings
 	$(CARGO) clippy --locked -p guest --features wasi-http --profile wasm --target wasm32-wasip2 --target-dir $(HTTP_BUILD) -- -D warnings
+	$(CARGO) clippy --locked -p guest --features act --profile wasm --target wasm32-wasip2 --target-dir $(ACT_BUILD_DIR) -- -D warnings
 	$(stage_end)
 
 fmt:

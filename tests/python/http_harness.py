@@ -112,7 +112,8 @@ class Exchange:
         return [
             json.loads(line[len("data: ") :])
             for line in self.body.decode().splitlines()
-            if line.startswith("data: ")
+            # (An event with empty data primes a stream for resumption: no message.)
+            if line.startswith("data: ") and line[len("data: ") :].strip()
         ]
 
     def messages(self) -> list[Any]:

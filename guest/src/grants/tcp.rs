@@ -275,7 +275,8 @@ pub fn wait_for(watched: &[&Pollable], deadline: Instant) -> bool {
 fn network_error(code: ErrorCode) -> String {
     match code {
         ErrorCode::AccessDenied | ErrorCode::NotSupported => format!(
-            "{code:?}: the WebAssembly host refused this component the connection; {}",
+            "{}: the WebAssembly host refused this component the connection; {}",
+            code.name(),
             super::ALLOW_SOCKETS
         ),
         ErrorCode::PermanentResolverFailure => "the name could not be looked up: the WebAssembly host may not allow this component to look it up (allow the name in the host's name-lookup policy, or name the address in RUSTPAD_SOCKET_ADDRESS)".into(),

@@ -1,0 +1,355 @@
+"""The ACT plugin (target/wasm/rustpad-mcp-act.wasm) under act-cli 0.14.6 (`act run --mcp`, from
+its PyPI wheel: tests/python/act.txt), driven by the official Python SDK over stdio and Streamable
+HTTP (`--http`), with the documented command: settings as session args, grants for exactly the
+test Rustpad's origin.
+
+Tools as every build lists them; every read; a write while a person types; an edit against a
+base; the guard's two-call token (nobody can be asked there), a removal split over calls, removals
+sent at once to one act process and to two; a pad id that would lead elsewhere; settings checked
+as everywhere, and none a model can change per call; act itself refusing a socket and an HTTP
+request outside its grant though the component would make them; and what act-cli does with two
+calls at once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.types import CallToolResult
+
+from catalogue import ALL_TOOLS, BY_NAME, SHIPPED
+from conftest import RustpadServer, call, edits, mcp_client, minimal_env, stop_process
+from http_harness import SEAL_KEY, exchange, http_client
+from test_removals_at_once import blocks, check_at_most_half_gone
+from wasm_hosts import free_port, needs
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[2]
+ACT = ROOT / "target/act-cli/bin/act"
+PLUGIN = ROOT / "target/wasm/rustpad-mcp-act.wasm"
+TOKEN = re.compile(r'confirm_token="([0-9a-f]{64})"')
+TRANSPORTS = ["stdio", "http"]
+
+
+def prerequisites() -> None:
+    needs(ACT.exists(), f"{ACT} is missing: run `make test-python` (it installs tests/python/act.txt)")
+    needs(PLUGIN.exists(), f"{PLUGIN} is missing: run `make build`")
+
+
+def act_command(
+    rustpad: RustpadServer,
+    *,
+    settings: Mapping[str, str] | None = None,
+    grants: list[str] | None = None,
+    http_port: int | None = None,
+) -> list[str]:
+    """`act run --mcp` as docs/deployment.md gives it: the settings as session args, and grants
+    for exactly Rustpad's origin (HTTP) and its host and port (the socket)."""
+    prerequisites()
+    host_port = rustpad.url.removeprefix("http://")
+    args = {"RUSTPAD_URL": rustpad.url, "RUSTPAD_SEAL_KEY": SEAL_KEY} if settings is None else dict(settings)
+    if grants is None:
+        grants = [f"http={rustpad.url}", f"sockets={host_port}/tcp"]
+    command = [str(ACT), "run", "--mcp", str(PLUGIN), "--session-args", json.dumps(args), "--no-audit"]
+    for grant in grants:
+        command += ["--allow", grant]
+    if http_port is not None:
+        command += ["--http", "--listen", f"127.0.0.1:{http_port}"]
+    return command
+
+
+@contextmanager
+def act_http(rustpad: RustpadServer, **options: Any) -> Iterator[str]:
+    """`act run --mcp --http` on a free port: its MCP endpoint's URL while it runs."""
+    port = free_port()
+    process = subprocess.Popen(
+        act_command(rustpad, http_port=port, **options),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.stderr.read().decode(errors="replace")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "act did not start listening within 60 s"
+                time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        stop_process(process)
+
+
+@asynccontextmanager
+async def act_client(transport: str, rustpad: RustpadServer, **options: Any) -> AsyncIterator[Any]:
+    """The SDK's client on act serving the plugin, over `transport`."""
+    if transport == "stdio":
+        async with mcp_client("legacy", minimal_env(), command=act_command(rustpad, **options)) as client:
+            yield client
+        return
+    with act_http(rustpad, **options) as url:
+        async with http_client(url, "legacy") as client:
+            yield client
+
+
+def data(result: CallToolResult) -> dict[str, Any]:
+    """A successful result's data: the JSON part act passes on as a second text block, or the
+    JSON the text block ends with (after the untrusted-content notice where there is one)."""
+    texts = [block.text for block in result.content]
+    assert not result.is_error, texts
+    assert result.structured_content is None  # act-cli 0.14.6 sets it only for a lone JSON part
+    if len(texts) == 2:
+        return json.loads(texts[1])
+    [text] = texts
+    return json.loads(text[text.index("{") :])
+
+
+def refusal(result: CallToolResult) -> str:
+    assert result.is_error, result
+    [block] = result.content
+    return block.text
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+async def test_tools_are_listed_as_every_build_lists_them(transport, rustpad, open_client):
+    async with open_client() as ours:
+        expected = {tool.name: tool for tool in (await ours.list_tools()).tools}
+    shipped = json.loads((SHIPPED / "input-schemas.json").read_text(encoding="utf-8"))
+    async with act_client(transport, rustpad) as client:
+        tools = (await client.list_tools()).tools
+    assert [tool.name for tool in tools] == ALL_TOOLS
+    for tool in tools:
+        # A plugin keeps no tally of its own removals (nothing outlives a call there): only the
+        # pad's history counts, as in every WebAssembly host.
+        ours = re.sub(r", and what this server process removed in the last \d+ minutes", "", expected[tool.name].description)
+        assert tool.description == ours, tool.name
+        assert tool.input_schema == shipped[tool.name], tool.name
+        hints = tool.annotations
+        assert (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint) == BY_NAME[tool.name].hints[:3]
+        # What ACT's tool definition cannot carry.
+        assert (tool.title, hints.open_world_hint, tool.output_schema) == (None, None, None)
+
+
+async def test_every_read_tool(transport, rustpad, pad):
+    rustpad.seed(pad, "first line\nsecond line\n", language="markdown")
+    async with act_client(transport, rustpad) as client:
+        whole = await call(client, "get_document", {"id": pad})
+        assert whole.content[0].text.startswith("Untrusted content from Rustpad follows.")
+        assert data(whole)["text"] == "first line\nsecond line\n" and data(whole)["untrusted"] is True
+        info = data(await call(client, "get_document_info", {"id": pad}))
+        assert (info["length_characters"], info["language"]) == (23, "markdown")
+        assert data(await call(client, "get_stats", {}))["num_documents"] >= 1
+        window = data(await call(client, "get_document", {"id": pad, "start_line": 2}))
+        assert (window["text"], window["revision"]) == ("second line\n", 1)
+        changes = data(await call(client, "get_changes", {"id": pad, "base": window["base"]}))
+        assert (changes["operations"], changes["changed"]) == (0, False)
+        rustpad.set_by_person(pad, "first line\nsecond line, changed\n")
+        waited = data(await call(client, "wait_for_changes", {"id": pad, "base": window["base"], "timeout_seconds": 5}))
+        assert waited["changed"] is True, waited
+
+
+async def test_a_write_while_a_person_types_loses_nothing(transport, rustpad, pad):
+    rustpad.seed(pad, "start\n")
+    appended = " [added by the model]"
+    report: dict = {}
+    async with act_client(transport, rustpad) as client:
+
+        async def person() -> None:
+            report.update(await rustpad.type(pad, seed=21, count=40, delay_us=3000, avoid=[appended]))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(person)
+            await anyio.sleep(0.05)
+            data(await call(client, "append_to_document", {"id": pad, "text": appended}))
+    text = rustpad.text(pad)
+    assert text == report["final_text"] and text.count(appended) == 1
+    assert len(text) == len("start\n") + len("".join(report["typed"])) + len(appended)
+
+
+async def test_an_edit_against_a_base_lands_where_it_was_read_while_a_person_types(transport, rustpad, pad):
+    rustpad.seed(pad, "alpha line\nbeta line\n")
+    async with act_client(transport, rustpad) as client:
+        base = data(await call(client, "get_document", {"id": pad, "start_line": 1}))["base"]
+        typed = await rustpad.type(pad, seed=13, count=15, avoid=["alpha", "beta"])
+        edits_ = [{"old_text": "alpha", "new_text": "ALPHA"}, {"old_text": "beta", "new_text": "BETA"}]
+        result = data(await call(client, "edit_document", {"id": pad, "base": base, "edits": edits_}))
+    assert rustpad.text(pad) == typed["final_text"].replace("alpha", "ALPHA").replace("beta", "BETA")
+    assert result["base"].startswith(f"r{result['revision']}.")
+
+
+async def test_a_guarded_write_goes_through_by_token_once(transport, rustpad, pad):
+    original = "the person's notes\n"
+    rustpad.seed(pad, original)
+    arguments = {"id": pad, "text": "replaced"}
+    async with act_client(transport, rustpad) as client:
+        offer = refusal(await call(client, "set_document", arguments))
+        assert "passes no question of ours on to a person, so nobody was asked" in offer, offer
+        [token] = TOKEN.findall(offer)
+        assert rustpad.text(pad) == original and len(edits(rustpad, pad)) == 0
+        data(await call(client, "set_document", {**arguments, "confirm_token": token}))
+        assert rustpad.text(pad) == "replaced"
+        rustpad.set_by_person(pad, original)
+        replayed = refusal(await call(client, "set_document", {**arguments, "confirm_token": token}))
+        assert "works once" in replayed or "already used" in replayed, replayed
+    assert rustpad.text(pad) == original
+    assert len(edits(rustpad, pad)) == 2  # the approved write and the person's
+
+
+async def test_a_removal_split_over_calls_asks(transport, rustpad, pad):
+    first, second = "a" * 40, "b" * 24
+    rustpad.seed(pad, first + second + "c" * 36)
+    async with act_client(transport, rustpad) as client:
+        data(await call(client, "replace_in_document", {"id": pad, "search": first, "replace": ""}))
+    # Another act process: nothing but the pad's history joins the two calls.
+    async with act_client(transport, rustpad) as client:
+        question = refusal(await call(client, "replace_in_document", {"id": pad, "search": second, "replace": ""}))
+    assert "This removes 24 of the pad's 60 characters." in question, question
+    assert "64 characters would be gone, of the 100" in question, question
+    assert rustpad.text(pad) == second + "c" * 36
+
+
+async def test_a_pad_id_that_would_lead_elsewhere_is_refused(transport, rustpad):
+    async with act_client(transport, rustpad) as client:
+        for bad in ("../api/stats", "a/b", "%2e%2e", ".."):
+            assert "invalid pad id" in refusal(await call(client, "get_document", {"id": bad})), bad
+
+
+class ActSession:
+    """A raw 2025-11-25 session with an `act --http` endpoint, for calls from threads."""
+
+    def __init__(self, url: str):
+        self.url = url
+        answer = exchange(
+            url,
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+            },
+        )
+        assert answer.status == 200, answer.body
+        self.id = answer.headers["mcp-session-id"]
+        assert self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}).status == 202
+
+    def post(self, message: Mapping[str, Any]):
+        return exchange(self.url, message, headers={"Mcp-Session-Id": self.id, "MCP-Protocol-Version": "2025-11-25"})
+
+    def call(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": dict(arguments)}}
+        answer = self.post(message)
+        assert answer.status == 200, answer.body
+        return answer.messages()[-1]["result"]
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+async def test_removals_sent_at_once_never_take_more_than_half(processes, rustpad, pad):
+    with ExitStack() as stack:
+        urls = [stack.enter_context(act_http(rustpad)) for _ in range(processes)]
+        for n in (4, 8):
+            name = f"{pad}-{n}"
+            original = blocks(n)
+            rustpad.seed(name, "".join(original))
+            sessions = [ActSession(urls[i % processes]) for i in range(n)]
+            start = threading.Barrier(n)
+
+            def remove(index: int) -> dict[str, Any]:
+                start.wait()
+                return sessions[index].call("replace_in_document", {"id": name, "search": original[index], "replace": ""})
+
+            with ThreadPoolExecutor(n) as pool:
+                results = list(pool.map(remove, range(n)))
+            done = check_at_most_half_gone(rustpad, name, original, results)
+            assert done == n // 2, results
+
+
+@pytest.mark.parametrize(
+    "settings, named",
+    [
+        ({"RUSTPAD_URLL": "http://127.0.0.1:1", "RUSTPAD_SEAL_KEY": SEAL_KEY}, "RUSTPAD_URLL"),
+        ({"RUSTPAD_URL": "http://127.0.0.1:1", "RUSTPAD_SEAL_KEY": SEAL_KEY, "RUSTPAD_READ_ONLY": "maybe"}, "RUSTPAD_READ_ONLY"),
+        ({"RUSTPAD_URL": "http://127.0.0.1:1", "RUSTPAD_SEAL_KEY": "short"}, "RUSTPAD_SEAL_KEY"),
+        ({"RUSTPAD_URL": "http://127.0.0.1:1"}, "RUSTPAD_SEAL_KEY"),
+        ({"RUSTPAD_URL": "http://127.0.0.1:1", "RUSTPAD_SEAL_KEY": SEAL_KEY, "ELICITATION": "no"}, "ELICITATION"),
+    ],
+)
+def test_a_setting_that_could_be_a_typo_stops_the_start_naming_it(rustpad, settings, named):
+    command = act_command(rustpad, settings=settings)
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)
+    assert done.returncode != 0
+    assert named in done.stderr.decode(errors="replace"), done.stderr
+
+
+async def test_no_call_can_change_a_setting(rustpad, pad):
+    rustpad.seed(pad, "kept\n")
+    settings = {"RUSTPAD_URL": rustpad.url, "RUSTPAD_SEAL_KEY": SEAL_KEY, "RUSTPAD_READ_ONLY": "true"}
+    async with act_client("stdio", rustpad, settings=settings) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        assert "set_document" not in names and "get_document" in names
+        # act merges a call's `_meta` argument into the call's metadata: settings are not read there.
+        meta = {"RUSTPAD_READ_ONLY": "false", "std:session-id": "rustpad-mcp-00"}
+        result = await call(client, "append_to_document", {"id": pad, "text": "x", "_meta": meta})
+        assert result.is_error
+        meta = {"RUSTPAD_URL": "http://127.0.0.1:1", "std:session-id": "forged"}
+        assert data(await call(client, "get_document", {"id": pad, "_meta": meta}))["text"] == "kept\n"
+    assert rustpad.text(pad) == "kept\n"
+
+
+async def test_act_refuses_a_socket_and_a_request_outside_its_grant(rustpad, pad):
+    """The plugin would reach RUSTPAD_URL's origin; act, granted another port, does not let it,
+    and what the user reads names the grant to add."""
+    rustpad.seed(pad, "text\n")
+    host = rustpad.url.removeprefix("http://").split(":")[0]
+    elsewhere = free_port()
+    grants = [f"http=http://{host}:{elsewhere}", f"sockets={host}:{elsewhere}/tcp"]
+    async with act_client("stdio", rustpad, grants=grants) as client:
+        read = refusal(await call(client, "get_document", {"id": pad}))
+        assert "--allow 'http=" in read, read
+        written = refusal(await call(client, "append_to_document", {"id": pad, "text": "more"}))
+        assert "--allow 'sockets=" in written and "access-denied" in written, written
+    assert rustpad.text(pad) == "text\n"
+
+
+async def test_act_runs_one_call_at_a_time_per_process(rustpad, pad):
+    """act-cli 0.14.6 hands its one instance one call at a time, so a wait holds the calls of
+    the same process behind it (docs/deployment.md says so); another act process, as each stdio
+    client starts its own, is not held."""
+    rustpad.seed(pad, "quiet\n")
+    finished: list[str] = []
+    async with act_client("stdio", rustpad) as waiting, act_client("stdio", rustpad) as other:
+        base = data(await call(waiting, "get_document", {"id": pad, "start_line": 1}))["base"]
+
+        async def wait() -> None:
+            await call(waiting, "wait_for_changes", {"id": pad, "base": base, "timeout_seconds": 4})
+            finished.append("wait")
+
+        async def read(client, name: str) -> None:
+            await anyio.sleep(0.5)
+            data(await call(client, "get_stats", {}))
+            finished.append(name)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(wait)
+            group.start_soon(read, waiting, "same process")
+            group.start_soon(read, other, "other process")
+    assert finished == ["other process", "wait", "same process"], finished
