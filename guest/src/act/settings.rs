@@ -12,10 +12,11 @@
 //! outside that session (or in a host that keeps no instance between calls,
 //! which loses it) is refused rather than served with other settings.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
+
+use crate::grants::session_settings;
 
 /// The metadata key an ACT host names a call's session with.
 pub const SESSION_ID_KEY: &str = "std:session-id";
@@ -51,16 +52,6 @@ const SETTINGS: [(&str, &str); 7] = [
         "true or false; ACT hosts show no dialogs, so approvals are by token either way",
     ),
 ];
-
-/// The session this instance opened, and the settings it fixed.
-struct Opened {
-    id: String,
-    values: BTreeMap<String, String>,
-}
-
-thread_local! {
-    static OPENED: RefCell<Option<Opened>> = const { RefCell::new(None) };
-}
 
 /// The JSON Schema of the session args: every setting a string, no others.
 pub fn schema() -> String {
@@ -104,32 +95,21 @@ pub fn open(args: &[(String, Vec<u8>)]) -> Result<String, String> {
         values.insert(name.clone(), value);
     }
     let config = crate::config::Config::from_lookup(|name| values.get(name).cloned())?;
-    if OPENED.with_borrow(Option::is_some) {
-        return Err("rustpad-mcp: this plugin serves one session, opened when its host started (`act run --session-args`); it takes no other".to_string());
-    }
+    let id = format!(
+        "rustpad-mcp-{}",
+        hex(&wasip2::random::random::get_random_bytes(16))
+    );
+    session_settings::open(id.clone(), values)?;
+    // (act-cli 0.14.6 shows a component's stderr to nobody; other hosts may.)
     for notice in config.startup().notices {
         eprintln!("{notice}");
     }
-    OPENED.with_borrow_mut(|opened| {
-        let id = format!(
-            "rustpad-mcp-{}",
-            hex(&wasip2::random::random::get_random_bytes(16))
-        );
-        *opened = Some(Opened {
-            id: id.clone(),
-            values,
-        });
-        Ok(id)
-    })
+    Ok(id)
 }
 
 /// Ends the session `id`, if it is this instance's.
 pub fn close(id: &str) {
-    OPENED.with_borrow_mut(|opened| {
-        if opened.as_ref().is_some_and(|o| o.id == id) {
-            *opened = None;
-        }
-    });
+    session_settings::close(id);
 }
 
 /// Checks that a call's metadata names the instance's session.
@@ -138,26 +118,11 @@ pub fn check_session(metadata: &[(String, Vec<u8>)]) -> Result<(), String> {
         .iter()
         .find(|(key, _)| key == SESSION_ID_KEY)
         .and_then(|(_, value)| ciborium::from_reader::<String, _>(value.as_slice()).ok());
-    OPENED.with_borrow(|opened| match (opened, named) {
+    match (session_settings::opened_id(), named) {
         (None, _) => Err("rustpad-mcp: no settings: start the host with the session args, e.g. act run --mcp --session-args '{\"RUSTPAD_URL\": \"https://rustpad.example.net\", \"RUSTPAD_SEAL_KEY\": \"…\"}' (docs/deployment.md)".to_string()),
-        (Some(opened), Some(named)) if opened.id == named => Ok(()),
+        (Some(opened), Some(named)) if opened == named => Ok(()),
         (Some(_), _) => Err("rustpad-mcp: this call is not in the session the host opened at startup, so its settings would not be the operator's; nothing was done".to_string()),
-    })
-}
-
-/// The value of setting `name` in the opened session.
-pub fn setting(name: &str) -> Option<String> {
-    OPENED.with_borrow(|opened| opened.as_ref()?.values.get(name).cloned())
-}
-
-/// The names of the settings the opened session gave.
-pub fn setting_names() -> Vec<String> {
-    OPENED.with_borrow(|opened| {
-        opened
-            .as_ref()
-            .map(|o| o.values.keys().cloned().collect())
-            .unwrap_or_default()
-    })
+    }
 }
 
 fn names() -> String {

@@ -15,6 +15,9 @@
 //! [`setting`] is where the operator's settings come from: the environment,
 //! or for the ACT plugin the args of the session its host opened.
 
+/// The ACT plugin's settings, kept from the session its host opened.
+#[cfg(feature = "act")]
+pub mod session_settings;
 #[cfg(feature = "wasm-host")]
 mod stateless;
 #[cfg(feature = "wasm-host")]
@@ -36,7 +39,7 @@ pub fn setting(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 #[cfg(feature = "act")]
-pub use crate::act::settings::setting;
+pub use session_settings::setting;
 
 /// The names of all the settings the operator gave, known or not.
 #[cfg(not(feature = "act"))]
@@ -46,7 +49,7 @@ pub fn setting_names() -> Vec<String> {
         .collect()
 }
 #[cfg(feature = "act")]
-pub use crate::act::settings::setting_names;
+pub use session_settings::setting_names;
 
 /// What the operator changes when the host refuses this component Rustpad:
 /// the HTTP API's origin, and the collaboration socket's host and port.
