@@ -54,15 +54,15 @@ export AR_wasm32_wasip2 = $(call first_found,llvm-ar llvm-ar-19 llvm-ar-16 llvm-
 # component that is the same in every checkout (package-test checks).
 export CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS = --remap-path-prefix=$(or $(CARGO_HOME),$(HOME)/.cargo)=/cargo
 
-# The two components, in target/wasm: rustpad-mcp.wasm, which host/build.rs embeds in the binary
-# (it builds the same one itself, in the same place, when run alone), and rustpad-mcp-http.wasm,
-# the same guest with the wasi-http feature, for WebAssembly hosts (docs/deployment.md), and
+# The three components, in target/wasm: rustpad-mcp.wasm, which host/build.rs embeds in the binary
+# (it builds the same one itself, in the same place, when run alone); rustpad-mcp-http.wasm,
+# the same guest with the wasi-http feature, for WebAssembly hosts (docs/deployment.md); and
 # rustpad-mcp-act.wasm, the guest with the act feature, for ACT hosts, which act-build packs with
 # its manifest (guest/act.toml: name, version, the ceiling of what it may be granted), beside a
 # copy of that manifest and nothing else so that it reads no other. Releases ship all three.
 # Each feature set has a target directory of its own: cargo names a workspace crate's
-# component without a hash, so the two builds would write one file, and the one built first would
-# then count as fresh with the other's bytes in it. The probes use the same two directories.
+# component without a hash, so two builds would write one file, and the one built first would
+# then count as fresh with another's bytes in it. The probes use the first two directories.
 GUEST_BUILD := $(BUILD)/guest
 HTTP_BUILD  := $(BUILD)/guest-http
 WASM_OUT    := wasm32-wasip2/wasm

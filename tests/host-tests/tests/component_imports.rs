@@ -1,7 +1,7 @@
-//! Both components import exactly what the docs list, and export what a host
-//! calls: the `server` world's component for rustpad-mcp's host
-//! (docs/architecture.md), and the `wasi:http/proxy` component for
-//! WebAssembly hosts (docs/deployment.md). An import added by a dependency
+//! The three components import exactly what the docs list, and export what a
+//! host calls: the `server` world's component for rustpad-mcp's host
+//! (docs/architecture.md), the `wasi:http/proxy` component for WebAssembly
+//! hosts and the ACT plugin (docs/deployment.md). An import added by a dependency
 //! or a refactoring fails here until the docs say so.
 
 use std::fs;
@@ -105,4 +105,32 @@ fn the_server_world_component_keeps_its_imports() {
         path.display()
     );
     assert_eq!(exports, ["configure", "handle", "watch"]);
+}
+
+#[test]
+fn the_act_plugin_imports_only_the_documented_wasi_interfaces() {
+    let path = repo().join("target/wasm/rustpad-mcp-act.wasm");
+    let (imports, exports) = interface_of(&path);
+    assert_eq!(
+        imports,
+        documented(
+            "docs/deployment.md",
+            "<!-- imports of rustpad-mcp-act.wasm -->"
+        ),
+        "the imports of {} differ from docs/deployment.md",
+        path.display()
+    );
+    // Besides WASI, only ACT's interfaces of types, which hold no functions.
+    assert!(
+        imports
+            .iter()
+            .all(|name| name.starts_with("wasi:") || name.contains("/types@"))
+    );
+    assert_eq!(
+        exports,
+        [
+            "act:sessions/session-provider@0.2.0",
+            "act:tools/tool-provider@0.2.0"
+        ]
+    );
 }
