@@ -375,6 +375,25 @@ class ScriptedPerson:
         await self.expect(lambda line: cursor_of(line) is not None and cursor_of(line)[0] == self.identity)
 
 
+async def append_while_a_person_types(rustpad: "RustpadServer", pad: str, append) -> None:
+    """Seeds `pad`, has a person type into it while `append(text)` (a call that appends `text`
+    through the server under test) runs, and checks that nothing either wrote was lost."""
+    rustpad.seed(pad, "start\n")
+    appended = " [added by the model]"
+    report: dict[str, Any] = {}
+
+    async def person() -> None:
+        report.update(await rustpad.type(pad, seed=21, count=40, delay_us=3000, avoid=[appended]))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(person)
+        await anyio.sleep(0.05)
+        await append(appended)
+    text = rustpad.text(pad)
+    assert text == report["final_text"] and text.count(appended) == 1
+    assert len(text) == len("start\n") + len("".join(report["typed"])) + len(appended)
+
+
 def cursor_of(line: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
     """(id, data) of a `UserCursor` a scripted person was sent, or None for any other line."""
     message = line.get("server", {})

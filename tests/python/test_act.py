@@ -30,7 +30,7 @@ import pytest
 from mcp.types import CallToolResult
 
 from catalogue import ALL_TOOLS, BY_NAME, SHIPPED
-from conftest import RustpadServer, call, edits, mcp_client, minimal_env, stop_process
+from conftest import RustpadServer, append_while_a_person_types, call, edits, mcp_client, minimal_env, stop_process
 from http_harness import SEAL_KEY, exchange, http_client
 from test_removals_at_once import blocks, check_at_most_half_gone
 from wasm_hosts import free_port, needs
@@ -169,21 +169,12 @@ async def test_every_read_tool(transport, rustpad, pad):
 
 
 async def test_a_write_while_a_person_types_loses_nothing(transport, rustpad, pad):
-    rustpad.seed(pad, "start\n")
-    appended = " [added by the model]"
-    report: dict = {}
     async with act_client(transport, rustpad) as client:
 
-        async def person() -> None:
-            report.update(await rustpad.type(pad, seed=21, count=40, delay_us=3000, avoid=[appended]))
+        async def append(text: str) -> None:
+            data(await call(client, "append_to_document", {"id": pad, "text": text}))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(person)
-            await anyio.sleep(0.05)
-            data(await call(client, "append_to_document", {"id": pad, "text": appended}))
-    text = rustpad.text(pad)
-    assert text == report["final_text"] and text.count(appended) == 1
-    assert len(text) == len("start\n") + len("".join(report["typed"])) + len(appended)
+        await append_while_a_person_types(rustpad, pad, append)
 
 
 async def test_an_edit_against_a_base_lands_where_it_was_read_while_a_person_types(transport, rustpad, pad):

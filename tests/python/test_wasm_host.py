@@ -19,7 +19,7 @@ import anyio
 import pytest
 from mcp.types import ElicitResult
 
-from conftest import ALL_TOOLS, call, failed, ok, text_of
+from conftest import ALL_TOOLS, append_while_a_person_types, call, failed, ok, text_of
 from http_harness import LEGACY, exchange, http_client, modern_headers, modern_request
 from test_tls import tls_rustpad  # noqa: F401 (a fixture)
 from wasm_hosts import BEARER, HOSTS, HostProcess, Place, place, wasm_host
@@ -61,24 +61,12 @@ async def test_tools_list_and_every_read_tool(served, where, pad):
 
 
 async def test_a_write_while_a_person_types_loses_nothing(served, where, pad):
-    rustpad = where.rustpad
-    rustpad.seed(pad, "start\n")
-    appended = " [added by the model]"
-    report: dict = {}
     async with sdk(served) as client:
 
-        async def person() -> None:
-            report.update(await rustpad.type(pad, seed=21, count=40, delay_us=3000, avoid=[appended]))
+        async def append(text: str) -> None:
+            ok(await call(client, "append_to_document", {"id": pad, "text": text}))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(person)
-            await anyio.sleep(0.05)
-            ok(await call(client, "append_to_document", {"id": pad, "text": appended}))
-    text = rustpad.text(pad)
-    assert text == report["final_text"]
-    assert text.count(appended) == 1
-    typed = "".join(report["typed"])
-    assert len(text) == len("start\n") + len(typed) + len(appended)
+        await append_while_a_person_types(where.rustpad, pad, append)
 
 
 @pytest.mark.parametrize("answer", ["accept", "decline"])
