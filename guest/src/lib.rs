@@ -1,15 +1,18 @@
 //! rustpad-mcp as a WebAssembly component: an MCP server for Rustpad.
 //!
 //! Everything that knows about MCP, Rustpad and operational transform lives
-//! here. It builds as two components from the same code:
+//! here. It builds as three components from the same code:
 //! - for rustpad-mcp's own host: the host hands each JSON-RPC message to a
 //!   fresh instance through the `server` world in `wit/`, and the instance
 //!   reaches the outside world only through that world's imports;
 //! - with the `wasi-http` feature, for any WebAssembly host that runs the
-//!   standard `wasi:http/proxy` world ([`wasi_http`]): it serves Streamable
-//!   HTTP itself and imports nothing but WASI.
+//!   standard `wasi:http/proxy` world (`wasi_http`): it serves Streamable
+//!   HTTP itself and imports nothing but WASI;
+//! - with the `act` feature, as a plugin for ACT hosts (`act`), which serve
+//!   its tools as MCP themselves: the `plugin` world in `wit/act/`.
 //!
-//! [`grants`] is where the two differ in what they may keep and do.
+//! [`grants`] is where they differ in what they may keep and do, and where
+//! their settings come from.
 //!
 //! Modules, each the one owner of its concept:
 //! - [`config`]: the environment, validated.

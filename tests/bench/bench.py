@@ -65,9 +65,9 @@ class Rustpad:
 
 
 class Server:
-    """The binary over stdio, timed at the boundary."""
+    """The binary (or another stdio MCP server, `command`) over stdio, timed at the boundary."""
 
-    def __init__(self, url, trace=False, cache_dir=None, **settings):
+    def __init__(self, url, trace=False, cache_dir=None, command=None, **settings):
         env = {
             "PATH": os.environ["PATH"],
             "RUSTPAD_URL": url,
@@ -79,7 +79,7 @@ class Server:
         env.update(settings)
         self.started = time.perf_counter()
         self.process = subprocess.Popen(
-            [BINARY], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+            command or [BINARY], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
         )
         self.traces = []
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -234,6 +234,49 @@ def per_tool(rustpad, url):
         costs[name] = cost_of(server.traces[first + 1 :])
     server.stop()
     return latencies, costs
+
+
+# The ACT host and the plugin (make build, make test-python install them).
+ACT = ROOT / "target/act-cli/bin/act"
+ACT_PLUGIN = ROOT / "target/wasm/rustpad-mcp-act.wasm"
+ACT_SEAL_KEY = "bench-seal-key-0123456789abcdef-0123456789"
+
+
+def act_plugin(rustpad, url):
+    """The ACT plugin under `act run --mcp` (act-cli, pinned in tests/python/act.txt): spawn →
+    tools/list, and the same reads and writes as `per_tool`, timed at act's stdio as ours are."""
+    if not (ACT.exists() and ACT_PLUGIN.exists()):
+        return None
+    host_port = url.removeprefix("http://")
+    command = [
+        str(ACT), "run", "--mcp", str(ACT_PLUGIN), "--no-audit",
+        "--session-args", json.dumps({"RUSTPAD_URL": url, "RUSTPAD_SEAL_KEY": ACT_SEAL_KEY}),
+        "--allow", f"http={url}", "--allow", f"sockets={host_port}/tcp",
+    ]
+    starts = []
+    for _ in range(5):
+        server = Server(url, command=command)
+        server.initialize()
+        server.request("tools/list")
+        starts.append((time.perf_counter() - server.started) * 1000)
+        server.stop()
+    rustpad.seed("bench-act-read", text=("lorem ipsum dolor sit amet\n" * 400)[:10_000])
+    rustpad.seed("bench-act-edit", text="start\n" + "filler line\n" * 400)
+    plans = {
+        "get_document": ("get_document", {"id": "bench-act-read"}),
+        "get_document (window)": ("get_document", {"id": "bench-act-read", "start_line": 100, "end_line": 150}),
+        "get_stats": ("get_stats", {}),
+        "append_to_document": ("append_to_document", {"id": "bench-act-edit", "text": "x"}),
+    }
+    server = Server(url, command=command)
+    server.initialize()
+    latencies = {"start (spawn → tools/list)": summary(starts)}
+    for name, (tool, arguments) in plans.items():
+        server.call(tool, arguments)  # warm up
+        latencies[name] = summary([server.call(tool, arguments)[1] for _ in range(CALLS)])
+    latencies["peak RSS MiB"] = server.peak_rss_mib()
+    server.stop()
+    return latencies
 
 
 def peak_rss(rustpad, url):
@@ -677,6 +720,7 @@ def main():
         results["binary_mb"] = binary_sizes()
         results["per_tool"], results["cost"] = per_tool(rustpad, rustpad.url)
         results["peak_rss_mib"] = peak_rss(rustpad, rustpad.url)
+        results["act_plugin"] = act_plugin(rustpad, rustpad.url)
         results["long_history"], long_costs = long_histories(rustpad, rustpad.url)
         results["cost"].update(long_costs)
         results["http"], results["http_tools_list_per_second"] = http_transport(rustpad, rustpad.url)
@@ -703,6 +747,15 @@ def main():
     print(row.format("per call", "p50 ms", "p90 ms"))
     for name, s in {**results["per_tool"], **results["long_history"], **results["http"]}.items():
         print(row.format(f"  {name}", s["p50"], s["p90"]))
+    act = results["act_plugin"]
+    if act is None:
+        print("  (ACT plugin: skipped, run `make test-python` first)")
+    else:
+        print(row.format("the ACT plugin under act run --mcp", "p50 ms", "p90 ms"))
+        for name, s in act.items():
+            if isinstance(s, dict):
+                print(row.format(f"  {name}", s["p50"], s["p90"]))
+        print(f"  peak RSS of act with the plugin: {round(act['peak RSS MiB'], 1)} MiB")
     print(f"HTTP tools/list from {HTTP_CLIENTS} clients at once: {results['http_tools_list_per_second']} requests/s")
     print(f"peak RSS after 50 calls: {results['peak_rss_mib']} MiB")
     # Target: the settle, plus twice what reading the change costs (get_changes, same run).
