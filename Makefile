@@ -180,7 +180,7 @@ $(WASMTIME): tests/python/wasmtime.txt $(PYENV)/.installed
 # from). With the machine's own pip: `make build` packs the ACT plugin before any test venv exists.
 $(ACT) $(ACT_BUILD) &: tests/python/act.txt
 	rm -rf target/act-cli
-	python3 -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps --target target/act-cli -r tests/python/act.txt >&2
+	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --require-hashes --no-deps --target target/act-cli -r tests/python/act.txt >&2
 	touch $(ACT) $(ACT_BUILD)
 
 # The stock wasmCloud CLI (for `wash dev`), pinned by version and hash; the wheel drops its exec bit.
