@@ -72,20 +72,28 @@ fn documented(doc: &str, marker: &str) -> Vec<String> {
     lines
 }
 
+/// The imports and exports of the component at `path`, after checking that
+/// the imports are the list `doc` has after `marker`.
+fn documented_interface_of(path: &Path, doc: &str, marker: &str) -> (Vec<String>, Vec<String>) {
+    let (imports, exports) = interface_of(path);
+    assert_eq!(
+        imports,
+        documented(doc, marker),
+        "the imports of {} differ from {doc}",
+        path.display()
+    );
+    (imports, exports)
+}
+
 #[test]
 fn the_wasm_host_component_imports_only_the_documented_wasi_interfaces() {
     let path = std::env::var_os("RUSTPAD_MCP_HTTP_WASM")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("target/wasm/rustpad-mcp-http.wasm"));
-    let (imports, exports) = interface_of(&path);
-    assert_eq!(
-        imports,
-        documented(
-            "docs/deployment.md",
-            "<!-- imports of rustpad-mcp-http.wasm -->"
-        ),
-        "the imports of {} differ from docs/deployment.md",
-        path.display()
+    let (imports, exports) = documented_interface_of(
+        &path,
+        "docs/deployment.md",
+        "<!-- imports of rustpad-mcp-http.wasm -->",
     );
     assert!(imports.iter().all(|name| name.starts_with("wasi:")));
     assert_eq!(exports, ["wasi:http/incoming-handler@0.2.12"]);
@@ -94,15 +102,10 @@ fn the_wasm_host_component_imports_only_the_documented_wasi_interfaces() {
 #[test]
 fn the_server_world_component_keeps_its_imports() {
     let path = repo().join("target/wasm/rustpad-mcp.wasm");
-    let (imports, exports) = interface_of(&path);
-    assert_eq!(
-        imports,
-        documented(
-            "docs/architecture.md",
-            "<!-- imports of the server world's component -->"
-        ),
-        "the imports of {} differ from docs/architecture.md",
-        path.display()
+    let (_, exports) = documented_interface_of(
+        &path,
+        "docs/architecture.md",
+        "<!-- imports of the server world's component -->",
     );
     assert_eq!(exports, ["configure", "handle", "watch"]);
 }
@@ -110,15 +113,10 @@ fn the_server_world_component_keeps_its_imports() {
 #[test]
 fn the_act_plugin_imports_only_the_documented_wasi_interfaces() {
     let path = repo().join("target/wasm/rustpad-mcp-act.wasm");
-    let (imports, exports) = interface_of(&path);
-    assert_eq!(
-        imports,
-        documented(
-            "docs/deployment.md",
-            "<!-- imports of rustpad-mcp-act.wasm -->"
-        ),
-        "the imports of {} differ from docs/deployment.md",
-        path.display()
+    let (imports, exports) = documented_interface_of(
+        &path,
+        "docs/deployment.md",
+        "<!-- imports of rustpad-mcp-act.wasm -->",
     );
     // Besides WASI, only ACT's interfaces of types, which hold no functions.
     assert!(
