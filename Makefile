@@ -178,9 +178,11 @@ $(WASMTIME): tests/python/wasmtime.txt $(PYENV)/.installed
 
 # The ACT host and packer, pinned by version and hash (tests/python/act.txt says where they come
 # from). With the machine's own pip: `make build` packs the ACT plugin before any test venv exists.
-$(ACT) $(ACT_BUILD) &: tests/python/act.txt
+# One recipe installs both (act comes with act-build).
+$(ACT): $(ACT_BUILD)
+$(ACT_BUILD): tests/python/act.txt
 	rm -rf target/act-cli
-	python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --require-hashes --no-deps --target target/act-cli -r tests/python/act.txt >&2
+	PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps --target target/act-cli -r tests/python/act.txt >&2
 	touch $(ACT) $(ACT_BUILD)
 
 # The stock wasmCloud CLI (for `wash dev`), pinned by version and hash; the wheel drops its exec bit.

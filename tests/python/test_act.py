@@ -201,7 +201,7 @@ async def test_a_guarded_write_goes_through_by_token_once(transport, rustpad, pa
         assert rustpad.text(pad) == "replaced"
         rustpad.set_by_person(pad, original)
         replayed = refusal(await call(client, "set_document", {**arguments, "confirm_token": token}))
-        assert "works once" in replayed or "already used" in replayed, replayed
+        assert "this confirmation token was already used" in replayed and not TOKEN.findall(replayed), replayed
     assert rustpad.text(pad) == original
     assert len(edits(rustpad, pad)) == 2  # the approved write and the person's
 
@@ -217,6 +217,14 @@ async def test_a_removal_split_over_calls_asks(transport, rustpad, pad):
     assert "This removes 24 of the pad's 60 characters." in question, question
     assert "64 characters would be gone, of the 100" in question, question
     assert rustpad.text(pad) == second + "c" * 36
+
+
+async def test_a_write_whose_outcome_is_unknown_says_so_in_its_kind_and_metadata(rustpad, pad):
+    rustpad.set_mode(pad, "apply-then-close")
+    async with act_client("stdio", rustpad) as client:
+        result = await call(client, "append_to_document", {"id": pad, "text": "maybe"})
+    assert result.is_error and result.meta["dev.actcore/error-kind"] == "rustpad-mcp:outcome-unknown", result
+    assert result.meta["dev.actcore/error-metadata"] == {"rustpad-mcp/outcome": "unknown"}, result
 
 
 async def test_a_pad_id_that_would_lead_elsewhere_is_refused(transport, rustpad):
@@ -255,6 +263,8 @@ class ActSession:
 
 @pytest.mark.parametrize("processes", [1, 2])
 async def test_removals_sent_at_once_never_take_more_than_half(processes, rustpad, pad):
+    """All sent at the same moment: one act process takes them one at a time (its actor runs one
+    call at a time); two take theirs side by side, and only the pad's history joins them."""
     with ExitStack() as stack:
         urls = [stack.enter_context(act_http(rustpad)) for _ in range(processes)]
         for n in (4, 8):
@@ -300,9 +310,62 @@ async def test_no_call_can_change_a_setting(rustpad, pad):
         # act merges a call's `_meta` argument into the call's metadata: settings are not read there.
         meta = {"RUSTPAD_READ_ONLY": "false", "std:session-id": "rustpad-mcp-00"}
         result = await call(client, "append_to_document", {"id": pad, "text": "x", "_meta": meta})
-        assert result.is_error
+        assert "Unknown tool: append_to_document" in refusal(result)
+        assert result.meta["dev.actcore/error-kind"] == "std:not-found"
+        # Started with its session, act offers no session tools: the names reach the plugin as
+        # tools it does not have, and the session stays.
+        for name, arguments in (("close_session", {"session_id": "anything"}), ("open_session", settings)):
+            assert f"Unknown tool: {name}" in refusal(await call(client, name, arguments))
         meta = {"RUSTPAD_URL": "http://127.0.0.1:1", "std:session-id": "forged"}
         assert data(await call(client, "get_document", {"id": pad, "_meta": meta}))["text"] == "kept\n"
+    assert rustpad.text(pad) == "kept\n"
+
+
+def test_a_session_a_client_closes_makes_no_room_for_another(rustpad, pad):
+    """Started without --session-args (against the docs), act lets clients open and close
+    sessions: the first one opened fixes the settings, and once closed, none opens again. (Raw
+    JSON-RPC: without a session the plugin lists no tools, which the SDK asks for first.)"""
+    rustpad.seed(pad, "kept\n")
+    command = act_command(rustpad)
+    at = command.index("--session-args")
+    del command[at : at + 2]
+    read_only = {"RUSTPAD_URL": rustpad.url, "RUSTPAD_SEAL_KEY": SEAL_KEY, "RUSTPAD_READ_ONLY": "true"}
+    writable = {"RUSTPAD_URL": rustpad.url, "RUSTPAD_SEAL_KEY": SEAL_KEY}
+    calls = [
+        ("open_session", read_only),
+        ("open_session", writable),
+        ("close_session", {"session_id": "SESSION"}),
+        ("open_session", writable),
+    ]
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+
+        def send(message: dict[str, Any]) -> None:
+            process.stdin.write(json.dumps(message) + "\n")
+            process.stdin.flush()
+
+        def answer(request_id: int) -> dict[str, Any]:
+            while True:
+                message = json.loads(process.stdout.readline())
+                if message.get("id") == request_id:
+                    return message
+
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        answer(0)
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        results, session = [], None
+        for number, (tool, arguments) in enumerate(calls, start=1):
+            arguments = {k: (session if v == "SESSION" else v) for k, v in arguments.items()}
+            send({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+            results.append(json.dumps(answer(number)))
+            session = session or re.search(r"rustpad-mcp-[0-9a-f]{32}", results[-1]).group(0)
+    finally:
+        stop_process(process)
+    opened, second, closed, again = results
+    assert '"isError": true' not in opened and session in opened, opened
+    assert "serves one session" in second, second
+    assert '"isError": true' not in closed, closed
+    assert "takes no other, even after that one is closed" in again, again
     assert rustpad.text(pad) == "kept\n"
 
 

@@ -19,7 +19,11 @@
 //!   only for a result of one JSON part, so clients get the data as text;
 //! - a failed call (a JSON-RPC error, or a result marked as an error) as an
 //!   error event, whose message act-cli gives the client as the result's
-//!   text with `isError` set.
+//!   text with `isError` set, and whose kind says what failed: ACT's own
+//!   (`std:invalid-args`, `std:not-found` for a tool not offered,
+//!   `std:session-not-found`, `std:internal`), or ours for a call the tool
+//!   turned down and for a write whose outcome is unknown, with the result's
+//!   `_meta` as the error's metadata.
 
 use serde_json::{Value, json};
 
@@ -29,6 +33,8 @@ use rustpad_mcp_rules::post::MAX_MESSAGE_BYTES;
 
 use crate::config::Config;
 use crate::mcp::{self, Session};
+use crate::result::OUTCOME_KEY;
+use crate::tools;
 
 pub mod settings;
 
@@ -53,18 +59,48 @@ use bindings::exports::act::tools::tool_provider::{self, ToolResult};
 
 /// ACT's error kinds (act-spec's constants).
 const INVALID_ARGS: &str = "std:invalid-args";
+const NOT_FOUND: &str = "std:not-found";
+const SESSION_NOT_FOUND: &str = "std:session-not-found";
 const INTERNAL: &str = "std:internal";
 /// The kind of a call the tool itself turned down (a pad not found, a text
 /// not matched, a removal that needs approval): ours, as ACT allows.
 const REFUSED: &str = "rustpad-mcp:refused";
+/// The kind of a failed write that may have been made all the same (its text
+/// says so first): ours, so that no client takes it for a refusal.
+const OUTCOME_UNKNOWN: &str = "rustpad-mcp:outcome-unknown";
+
+/// Why a call failed: an ACT error kind, our message, and the result's
+/// `_meta` entries, which act passes on as `dev.actcore/error-metadata`.
+struct Failure {
+    kind: &'static str,
+    message: String,
+    metadata: Metadata,
+}
+
+impl Failure {
+    fn new(kind: &'static str, message: impl Into<String>) -> Failure {
+        Failure {
+            kind,
+            message: message.into(),
+            metadata: Vec::new(),
+        }
+    }
+
+    fn into_error(self) -> Error {
+        Error {
+            kind: self.kind.to_string(),
+            message: LocalizedString::Plain(self.message),
+            metadata: self.metadata,
+        }
+    }
+}
 
 struct Plugin;
 
 impl tool_provider::Guest for Plugin {
     async fn list_tools(metadata: Metadata) -> Result<ListToolsResponse, Error> {
-        let config = configured(&metadata)?;
-        let answer = dispatch(&config, "tools/list", json!({}))
-            .map_err(|(kind, message)| error(kind, message))?;
+        let config = configured(&metadata).map_err(Failure::into_error)?;
+        let answer = dispatch(&config, "tools/list", json!({})).map_err(Failure::into_error)?;
         let tools = answer
             .get("tools")
             .and_then(Value::as_array)
@@ -88,7 +124,7 @@ impl tool_provider::Guest for Plugin {
                     })
                 })
                 .collect(),
-            Err((kind, message)) => vec![ToolEvent::Error(error(kind, message))],
+            Err(failure) => vec![ToolEvent::Error(failure.into_error())],
         })
     }
 }
@@ -99,7 +135,8 @@ impl session_provider::Guest for Plugin {
     }
 
     async fn open_session(args: Metadata, _metadata: Metadata) -> Result<ActSession, Error> {
-        let id = settings::open(&args).map_err(|problem| error(INVALID_ARGS, problem))?;
+        let id = settings::open(&args)
+            .map_err(|problem| Failure::new(INVALID_ARGS, problem).into_error())?;
         Ok(ActSession {
             id,
             metadata: Vec::new(),
@@ -111,34 +148,59 @@ impl session_provider::Guest for Plugin {
     }
 }
 
-/// One tool call: its MCP result, or the kind and message of its failure.
-fn call(
-    name: &str,
-    arguments: &[u8],
-    metadata: &Metadata,
-) -> Result<Value, (&'static str, String)> {
-    let config = configured(metadata).map_err(|e| (INTERNAL, message_of(e)))?;
+/// One tool call: its MCP result, or why it failed.
+fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<Value, Failure> {
+    let config = configured(metadata)?;
     if arguments.len() > MAX_MESSAGE_BYTES {
-        return Err((
+        return Err(Failure::new(
             INVALID_ARGS,
             format!("the arguments are larger than {MAX_MESSAGE_BYTES} bytes"),
         ));
     }
     let arguments: Value = ciborium::from_reader(arguments).map_err(|_| {
-        (
+        Failure::new(
             INVALID_ARGS,
-            "the arguments are not CBOR that reads as JSON (byte strings, tags and non-text keys have no JSON form)".to_string(),
+            "the arguments are not CBOR that reads as JSON (byte strings, tags and non-text keys have no JSON form)",
         )
     })?;
+    let offered = tools::catalogue::from_name(name).is_some_and(|tool| config.offers(tool));
     let result = dispatch(
         &config,
         "tools/call",
         json!({ "name": name, "arguments": arguments }),
-    )?;
+    )
+    .map_err(|failure| match offered {
+        // The dispatch's own message ("Unknown tool: …"), with ACT's kind for it.
+        false => Failure {
+            kind: NOT_FOUND,
+            ..failure
+        },
+        true => failure,
+    })?;
     if result.get("isError") == Some(&Value::Bool(true)) {
-        return Err((REFUSED, text_of(&result).to_string()));
+        let outcome_unknown =
+            result.pointer(&format!("/_meta/{}", escaped(OUTCOME_KEY))) == Some(&json!("unknown"));
+        let metadata = result
+            .get("_meta")
+            .and_then(Value::as_object)
+            .map(|entries| entries.iter().map(|(k, v)| (k.clone(), cbor(v))).collect())
+            .unwrap_or_default();
+        return Err(Failure {
+            kind: if outcome_unknown {
+                OUTCOME_UNKNOWN
+            } else {
+                REFUSED
+            },
+            message: text_of(&result).to_string(),
+            metadata,
+        });
     }
     Ok(result)
+}
+
+/// `key` as one step of a JSON pointer.
+fn escaped(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 fn text_of(result: &Value) -> &str {
@@ -163,14 +225,15 @@ fn parts(result: &Value) -> Vec<(&'static str, String)> {
 }
 
 /// The settings, once the call is known to be in the opened session.
-fn configured(metadata: &Metadata) -> Result<Config, Error> {
-    settings::check_session(metadata).map_err(|problem| error(INTERNAL, problem))?;
-    Config::from_settings().map_err(|problem| error(INTERNAL, problem))
+fn configured(metadata: &Metadata) -> Result<Config, Failure> {
+    settings::check_session(metadata)
+        .map_err(|problem| Failure::new(SESSION_NOT_FOUND, problem))?;
+    Config::from_settings().map_err(|problem| Failure::new(INTERNAL, problem))
 }
 
-/// Puts one request to the dispatch every build shares: its result, or the
-/// kind and message of its error.
-fn dispatch(config: &Config, method: &str, params: Value) -> Result<Value, (&'static str, String)> {
+/// Puts one request to the dispatch every build shares: its result, or why
+/// it failed.
+fn dispatch(config: &Config, method: &str, params: Value) -> Result<Value, Failure> {
     let message = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
     let session = Session::standalone(&StandardHeaders::default());
     let reply = mcp::handle_with(config, &message.to_string(), None, session.as_deref());
@@ -185,11 +248,14 @@ fn dispatch(config: &Config, method: &str, params: Value) -> Result<Value, (&'st
             _ => INTERNAL,
         };
         let text = failure.get("message").and_then(Value::as_str).unwrap_or("");
-        return Err((kind, text.to_string()));
+        return Err(Failure::new(kind, text));
     }
     match response.get("result") {
         Some(result) => Ok(result.clone()),
-        None => Err((INTERNAL, format!("rustpad-mcp: {method} gave no answer"))),
+        None => Err(Failure::new(
+            INTERNAL,
+            format!("rustpad-mcp: {method} gave no answer"),
+        )),
     }
 }
 
@@ -226,22 +292,7 @@ fn definition(tool: &Value) -> ToolDefinition {
 
 fn cbor(value: &impl serde::Serialize) -> Vec<u8> {
     let mut bytes = Vec::new();
-    // Writing a bool into a Vec cannot fail.
+    // Writing JSON values into a Vec cannot fail.
     let _ = ciborium::into_writer(value, &mut bytes);
     bytes
-}
-
-fn error(kind: &str, message: String) -> Error {
-    Error {
-        kind: kind.to_string(),
-        message: LocalizedString::Plain(message),
-        metadata: Vec::new(),
-    }
-}
-
-fn message_of(error: Error) -> String {
-    match error.message {
-        LocalizedString::Plain(text) => text,
-        LocalizedString::Localized(texts) => texts.into_iter().map(|(_, t)| t).collect(),
-    }
 }

@@ -65,6 +65,12 @@ pub const ALLOW_SOCKETS: &str =
 pub const ALLOW_SOCKETS: &str =
     "act grants sockets by address: add --allow 'sockets=<Rustpad's host>:<port>/tcp' to `act run`";
 
+/// What the operator changes when the host looks no names up for this component.
+#[cfg(not(feature = "act"))]
+pub const ALLOW_LOOKUPS: &str = "allow the name in the host's name-lookup policy, or name the address in RUSTPAD_SOCKET_ADDRESS";
+#[cfg(feature = "act")]
+pub const ALLOW_LOOKUPS: &str = "act looks names up only for a plugin it grants sockets: add --allow 'sockets=<Rustpad's host>:<port>/tcp' to `act run`";
+
 /// Why a guarded call without a dialog asked nobody, in a host that cannot
 /// carry one (see [`PUSHES_QUESTIONS`]).
 #[cfg(not(feature = "act"))]

@@ -279,7 +279,10 @@ fn network_error(code: ErrorCode) -> String {
             code.name(),
             super::ALLOW_SOCKETS
         ),
-        ErrorCode::PermanentResolverFailure => "the name could not be looked up: the WebAssembly host may not allow this component to look it up (allow the name in the host's name-lookup policy, or name the address in RUSTPAD_SOCKET_ADDRESS)".into(),
+        ErrorCode::PermanentResolverFailure => format!(
+            "the name could not be looked up: the WebAssembly host may not allow this component to look it up ({})",
+            super::ALLOW_LOOKUPS
+        ),
         ErrorCode::ConnectionRefused => "connection refused".into(),
         ErrorCode::NameUnresolvable => "the name does not resolve".into(),
         ErrorCode::Timeout => "timed out".into(),
