@@ -178,11 +178,10 @@ fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<Value, Fail
         true => failure,
     })?;
     if result.get("isError") == Some(&Value::Bool(true)) {
+        let meta = result.get("_meta").and_then(Value::as_object);
         let outcome_unknown =
-            result.pointer(&format!("/_meta/{}", escaped(OUTCOME_KEY))) == Some(&json!("unknown"));
-        let metadata = result
-            .get("_meta")
-            .and_then(Value::as_object)
+            meta.and_then(|entries| entries.get(OUTCOME_KEY)) == Some(&json!("unknown"));
+        let metadata = meta
             .map(|entries| entries.iter().map(|(k, v)| (k.clone(), cbor(v))).collect())
             .unwrap_or_default();
         return Err(Failure {
@@ -196,11 +195,6 @@ fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<Value, Fail
         });
     }
     Ok(result)
-}
-
-/// `key` as one step of a JSON pointer.
-fn escaped(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 fn text_of(result: &Value) -> &str {

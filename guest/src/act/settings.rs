@@ -97,7 +97,7 @@ pub fn open(args: &[(String, Vec<u8>)]) -> Result<String, String> {
     let config = crate::config::Config::from_lookup(|name| values.get(name).cloned())?;
     let id = format!(
         "rustpad-mcp-{}",
-        hex(&wasip2::random::random::get_random_bytes(16))
+        crate::digest::hex(&wasip2::random::random::get_random_bytes(16))
     );
     session_settings::open(id.clone(), values)?;
     // (act-cli 0.14.6 shows a component's stderr to nobody; other hosts may.)
@@ -127,8 +127,4 @@ pub fn check_session(metadata: &[(String, Vec<u8>)]) -> Result<(), String> {
 
 fn names() -> String {
     SETTINGS.map(|(name, _)| name).join(", ")
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
