@@ -202,7 +202,8 @@ def modern_call(
 class LegacySession:
     """A raw 2025-11-25 session: initialize once, then requests with the session id."""
 
-    def __init__(self, url: str, elicitation: bool = True):
+    def __init__(self, url: str, elicitation: bool = True, id_format: str = r"[0-9a-f]{32}"):
+        """`id_format`: what the server's session ids look like (ours: 32 hex digits)."""
         self.url = url
         capabilities = {"elicitation": {"form": {}}} if elicitation else {}
         answer = exchange(
@@ -220,7 +221,7 @@ class LegacySession:
         )
         assert answer.status == 200, answer.body
         self.id = answer.headers["mcp-session-id"]
-        assert re.fullmatch(r"[0-9a-f]{32}", self.id)
+        assert re.fullmatch(id_format, self.id), self.id
         assert self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}).status == 202
 
     def post(self, message: Mapping[str, Any] | str) -> Exchange:

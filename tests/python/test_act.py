@@ -31,7 +31,7 @@ from mcp.types import CallToolResult
 
 from catalogue import ALL_TOOLS, BY_NAME, SHIPPED
 from conftest import RustpadServer, append_while_a_person_types, call, edits, mcp_client, minimal_env, stop_process
-from http_harness import SEAL_KEY, exchange, http_client
+from http_harness import SEAL_KEY, LegacySession, http_client
 from test_removals_at_once import blocks, check_at_most_half_gone
 from wasm_hosts import free_port, needs
 
@@ -233,32 +233,16 @@ async def test_a_pad_id_that_would_lead_elsewhere_is_refused(transport, rustpad)
             assert "invalid pad id" in refusal(await call(client, "get_document", {"id": bad})), bad
 
 
-class ActSession:
-    """A raw 2025-11-25 session with an `act --http` endpoint, for calls from threads."""
+# act's Streamable HTTP (rmcp) names its sessions with UUIDs.
+ACT_SESSION_ID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
-    def __init__(self, url: str):
-        self.url = url
-        answer = exchange(
-            url,
-            {
-                "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
-            },
-        )
-        assert answer.status == 200, answer.body
-        self.id = answer.headers["mcp-session-id"]
-        assert self.post({"jsonrpc": "2.0", "method": "notifications/initialized"}).status == 202
 
-    def post(self, message: Mapping[str, Any]):
-        return exchange(self.url, message, headers={"Mcp-Session-Id": self.id, "MCP-Protocol-Version": "2025-11-25"})
-
-    def call(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
-        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": dict(arguments)}}
-        answer = self.post(message)
-        assert answer.status == 200, answer.body
-        return answer.messages()[-1]["result"]
+def session_call(session: LegacySession, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """One tools/call in a raw 2025-11-25 session with an `act --http` endpoint: its result."""
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": dict(arguments)}}
+    answer = session.post(message)
+    assert answer.status == 200, answer.body
+    return answer.messages()[-1]["result"]
 
 
 @pytest.mark.parametrize("processes", [1, 2])
@@ -271,12 +255,12 @@ async def test_removals_sent_at_once_never_take_more_than_half(processes, rustpa
             name = f"{pad}-{n}"
             original = blocks(n)
             rustpad.seed(name, "".join(original))
-            sessions = [ActSession(urls[i % processes]) for i in range(n)]
+            sessions = [LegacySession(urls[i % processes], elicitation=False, id_format=ACT_SESSION_ID) for i in range(n)]
             start = threading.Barrier(n)
 
             def remove(index: int) -> dict[str, Any]:
                 start.wait()
-                return sessions[index].call("replace_in_document", {"id": name, "search": original[index], "replace": ""})
+                return session_call(sessions[index], "replace_in_document", {"id": name, "search": original[index], "replace": ""})
 
             with ThreadPoolExecutor(n) as pool:
                 results = list(pool.map(remove, range(n)))
