@@ -6,9 +6,9 @@ use rustpad_mcp_rules::codes::INVALID_REQUEST;
 use rustpad_mcp_rules::methods::Method;
 
 use super::Session;
-use super::methods;
 use super::negotiate::can_show_forms;
 use super::request::{Answered, Request, RpcError};
+use super::{apps, methods};
 use crate::config::Config;
 use crate::tools::{CallContext, Era};
 
@@ -30,7 +30,8 @@ pub(super) fn handle(
             "Invalid request: send initialize first, or carry the 2026-07-28 _meta on every request",
         ));
     }
-    methods::answer(config, request, method, || {
+    let renders = apps::renders_views(session.map(|s| &s.capabilities));
+    methods::answer(config, request, method, renders, || {
         Ok(CallContext {
             era: Era::Legacy,
             can_elicit: session.is_some_and(|s| can_show_forms(s.capabilities.get("elicitation"))),

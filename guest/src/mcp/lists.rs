@@ -97,9 +97,20 @@ pub(super) fn discover() -> Value {
     })
 }
 
-pub(super) fn list_tools(config: &Config, params: &Map<String, Value>) -> Outcome {
+/// `tools/list`; with `view`, the tools the pad view belongs to link it.
+pub(super) fn list_tools(config: &Config, params: &Map<String, Value>, view: bool) -> Outcome {
     one_page(params, "the tool list has one page")?;
-    let tools: Vec<Value> = config.tools.iter().map(|tool| tool.definition()).collect();
+    let tools: Vec<Value> = config
+        .tools
+        .iter()
+        .map(|tool| {
+            let mut definition = tool.definition();
+            if view {
+                super::apps::link(tool, &mut definition);
+            }
+            definition
+        })
+        .collect();
     Ok(json!({ "tools": tools }))
 }
 

@@ -8,17 +8,19 @@ use serde_json::{Value, json};
 use rustpad_mcp_rules::methods::Method;
 
 use super::request::{Answered, Request, RpcError};
-use super::{call, lists, negotiate, resources, subscriptions};
+use super::{apps, call, lists, negotiate, resources, subscriptions};
 use crate::config::Config;
 use crate::tools::CallContext;
 use crate::tools::args::check_id;
 
-/// Answers `method`. `context` tells a tool call what its request carried,
-/// and is only asked for by `tools/call`.
+/// Answers `method`. `renders` says whether the client renders our view
+/// ([`apps`]); `context` tells a tool call what its request carried, and is
+/// only asked for by `tools/call`.
 pub(super) fn answer(
     config: &Config,
     request: &Request,
     method: Method,
+    renders: bool,
     context: impl FnOnce() -> Result<CallContext, RpcError>,
 ) -> Result<Answered, RpcError> {
     let params = &request.params;
@@ -33,7 +35,7 @@ pub(super) fn answer(
         }
         Method::Ping => json!({}),
         Method::ServerDiscover => lists::discover(),
-        Method::ToolsList => lists::list_tools(config, params)?,
+        Method::ToolsList => lists::list_tools(config, params, apps::offered(config, renders))?,
         Method::ToolsCall => {
             let result = call::call_tool(config, request, context()?)?;
             // The pad a call used, as its result names it (a failure has no
@@ -51,7 +53,10 @@ pub(super) fn answer(
         Method::ResourcesList => resources::list(config, params)?,
         Method::ResourcesTemplatesList => resources::templates(config, params)?,
         Method::PromptsGet => return Err(lists::no_prompt()),
-        Method::ResourcesRead => resources::read(config, request)?,
+        Method::ResourcesRead => match resources::uri_of(params, "resources/read")? {
+            uri if apps::is_view(uri) => apps::read(config, renders, uri)?,
+            _ => resources::read(config, request)?,
+        },
         Method::ResourcesSubscribe => subscriptions::subscribe(config, request)?,
         Method::ResourcesUnsubscribe => subscriptions::unsubscribe(config, params)?,
         Method::SubscriptionsListen => return subscriptions::listen(config, request),

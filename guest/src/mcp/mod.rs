@@ -14,6 +14,7 @@
 //! carried out by the host, which drops the instance working on that request.
 
 mod answers;
+mod apps;
 mod call;
 mod legacy;
 mod lists;

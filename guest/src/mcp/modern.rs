@@ -6,11 +6,11 @@ use serde_json::{Map, Value, json};
 use rustpad_mcp_rules::codes::{INVALID_PARAMS, RESOURCE_NOT_FOUND, UNSUPPORTED_VERSION};
 use rustpad_mcp_rules::methods::{Cache, Method};
 
-use super::methods;
 use super::request::{Answered, Request, RpcError};
 use super::{
     META_CAPABILITIES, META_SERVER_INFO, META_VERSION, MODERN, SUPPORTED, lists, negotiate,
 };
+use super::{apps, methods};
 use crate::config::Config;
 use crate::guard::ANSWER_KEY;
 use crate::tools::{CallContext, Era};
@@ -62,14 +62,19 @@ pub(super) fn handle(
             state: request_state(request)?,
         })
     };
+    let capabilities = Value::Object(client_capabilities.clone());
+    let renders = apps::renders_views(Some(&capabilities));
     let mut answered =
-        methods::answer(config, request, method, context).map_err(in_this_revision)?;
+        methods::answer(config, request, method, renders, context).map_err(in_this_revision)?;
     let result = &mut answered.result;
     match method.spec().cache {
         Cache::Not => {}
         Cache::Fixed => {
             result["ttlMs"] = json!(lists::LIST_TTL_MS);
-            result["cacheScope"] = json!("public");
+            // A tool list that links the view is this client's alone: a
+            // shared cache must not hand it to a client that renders none.
+            let shaped = method == Method::ToolsList && apps::offered(config, renders);
+            result["cacheScope"] = json!(if shaped { "private" } else { "public" });
         }
         Cache::Live => {
             result["ttlMs"] = json!(0);

@@ -1,13 +1,13 @@
 //! What a 2025-11-25 connection settles at `initialize`: the revision, and
-//! whether its client can show a form (which a 2026-07-28 request says in
-//! its `_meta` instead).
+//! whether its client can show a form and render our view (which a
+//! 2026-07-28 request says in its `_meta` instead).
 
 use serde_json::{Map, Value, json};
 
 use rustpad_mcp_rules::codes::INVALID_PARAMS;
 
 use super::request::RpcError;
-use super::{LEGACY, Session, lists};
+use super::{LEGACY, Session, apps, lists};
 
 pub(super) fn initialize(params: &Map<String, Value>) -> Result<(Value, Session), RpcError> {
     let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
@@ -21,16 +21,19 @@ pub(super) fn initialize(params: &Map<String, Value>) -> Result<(Value, Session)
         .find(|v| *v == requested)
         .unwrap_or(LEGACY[0]);
     // The session keeps only what this server consults (whether the client
-    // shows forms), not the client's declaration: the host stores sessions,
-    // and their size should not be the client's choice.
-    let elicitation = params
-        .get("capabilities")
-        .and_then(|caps| caps.get("elicitation"));
-    let client_capabilities = if can_show_forms(elicitation) {
-        json!({ "elicitation": { "form": {} } })
-    } else {
-        json!({})
-    };
+    // shows forms, whether it renders our view), not the client's
+    // declaration: the host stores sessions, and their size should not be
+    // the client's choice.
+    let declared = params.get("capabilities");
+    let mut client_capabilities = Map::new();
+    if can_show_forms(declared.and_then(|caps| caps.get("elicitation"))) {
+        client_capabilities.insert("elicitation".into(), json!({ "form": {} }));
+    }
+    if apps::renders_views(declared) {
+        let (key, kept) = apps::kept_capability();
+        client_capabilities.insert(key, kept);
+    }
+    let client_capabilities = Value::Object(client_capabilities);
     let result = json!({
         "protocolVersion": version,
         "capabilities": lists::capabilities(false),

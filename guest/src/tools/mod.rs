@@ -61,6 +61,9 @@ tools! {
 
 /// The tool that reads pads: pads are resources exactly where it is offered.
 pub static GET_DOCUMENT: &Tool = &get_document::TOOL;
+/// The tools besides it whose results the pad view shows (a diff).
+pub static GET_CHANGES: &Tool = &get_changes::TOOL;
+pub static EDIT_DOCUMENT: &Tool = &edit_document::TOOL;
 
 /// Which protocol revision a call came in on.
 pub use rustpad_mcp_rules::era::Era;
