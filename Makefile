@@ -32,7 +32,7 @@ stage_start = @mkdir -p target/stages && date +%s > target/stages/$@
 stage_end = @echo "stage $@: $$(( $$(date +%s) - $$(cat target/stages/$@) )) s" >&2
 endif
 
-.PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients lint fmt soak fuzz conformance package crate-component package-test release-check release-archive lattice-tools lattice-test
+.PHONY: bench toolchain components build run test test-rust test-python test-typescript test-clients view view-check chromium lint fmt soak fuzz conformance package crate-component package-test release-check release-archive lattice-tools lattice-test
 
 # ring (TLS inside the component for WebAssembly hosts) compiles C for wasm32, which needs clang;
 # CI runs as root and installs Debian's.
@@ -154,9 +154,31 @@ lattice-tools:
 lattice-test: build $(PYENV)/.installed $(WASH) lattice-tools
 	RUSTPAD_MCP_LATTICE=full $(BINARIES) $(PYENV)/bin/python -m pytest -q -s tests/python/test_lattice.py
 
-test-typescript: build tests/typescript/node_modules/.installed
+test-typescript: build tests/typescript/node_modules/.installed view-check chromium
 	$(stage_start)
 	cd tests/typescript && $(BINARIES) npm test
+	$(stage_end)
+
+# The pad view (guest/view, docs/guide/pad-view.md): one HTML file built from pinned sources with
+# the MCP Apps SDK, committed so that building the server needs no npm. `make view` builds it
+# again; `view-check` (part of make test) fails when the committed file is not what they build.
+view: guest/view/node_modules/.installed
+	cd guest/view && node build.mjs pad-view.html
+view-check: guest/view/node_modules/.installed
+	$(stage_start)
+	cd guest/view && node build.mjs --check pad-view.html
+	$(stage_end)
+guest/view/node_modules/.installed: guest/view/package-lock.json
+	cd guest/view && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# Debian's Chromium for the view's browser test (tests/typescript/view.test.mjs); installed like
+# the lattice tools (CI runs as root), never a browser a test tool downloads.
+chromium:
+	$(stage_start)
+	@command -v chromium >/dev/null || \
+		{ apt-get install -y -q --no-install-recommends chromium >&2 || { apt-get update -q >&2 && apt-get install -y -q --no-install-recommends chromium >&2; }; } || \
+		{ echo "make: install chromium (the Debian package) for the view's browser test" >&2; exit 1; }
 	$(stage_end)
 
 test-clients: $(PYENV)/.installed tests/typescript/node_modules/.installed $(WASMTIME) $(WASH) $(ACT)

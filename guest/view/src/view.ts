@@ -1,0 +1,228 @@
+// The pad view: shows a pad's lines, who is where, and each change as it
+// lands, inside a client that renders MCP Apps.
+//
+// What it may do is narrow on purpose (docs/guide/pad-view.md):
+// - Everything from the pad (text, names, diffs) goes into the page as text
+//   (`textContent`), never as markup; bidi and other invisible format
+//   characters are shown as visible marks, so text cannot reorder itself.
+// - It calls only tools that read (`get_document`, `wait_for_changes`),
+//   through the client, one call at a time. When a call fails or a person
+//   declines it, the view stops and waits for the person to press Follow.
+// - It never messages the model, never updates the model's context, and
+//   never asks the client to open a link.
+
+import { App } from '@modelcontextprotocol/ext-apps';
+
+type Place = { line: number; column: number };
+type Person = { name: string; cursors?: Place[]; selections?: { start: Place; end: Place }[] };
+type Result = { [key: string]: unknown };
+
+/** Our server's name in a pad while it writes (anyone may take a name). */
+const WRITER = 'rustpad-mcp';
+/** How long one wait may hold (the tool's own maximum is 50). */
+const WAIT_SECONDS = 45;
+/** After this long without a change the view stops asking for more. */
+const QUIET_LIMIT_MS = 30 * 60 * 1000;
+/** Invisible characters that change how text around them reads. */
+const FORMAT_CHARACTERS = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+
+const app = new App({ name: 'rustpad-pad-view', version: '1' }, {}, { autoResize: true });
+const element = (id: string) => document.getElementById(id) as HTMLElement;
+const [title, status, follow, peopleList, diffView, padView, more] = [
+  'title', 'status', 'follow', 'people', 'diff', 'pad', 'more',
+].map(element);
+
+let padId: string | undefined;
+let running = false;
+
+function setState(state: 'waiting' | 'live' | 'stopped' | 'diff', said: string) {
+  document.body.dataset.state = state;
+  status.textContent = said;
+  follow.hidden = !(state === 'stopped' || state === 'diff') || !padId;
+}
+
+/** `text` as nodes, with format characters made visible. */
+function shown(text: string): Node {
+  const fragment = document.createDocumentFragment();
+  let run = '';
+  for (const character of text) {
+    if (!FORMAT_CHARACTERS.test(character)) {
+      run += character;
+      continue;
+    }
+    fragment.append(run);
+    run = '';
+    const mark = document.createElement('span');
+    mark.className = 'ctl';
+    mark.textContent = `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    fragment.append(mark);
+  }
+  fragment.append(run);
+  return fragment;
+}
+
+function chip(name: string, className: string): HTMLElement {
+  const chip = document.createElement('span');
+  chip.className = name === WRITER ? `${className} writer` : className;
+  chip.dataset.name = name;
+  chip.title = name === WRITER ? `${name} (this server, writing)` : name;
+  chip.append(shown(name));
+  return chip;
+}
+
+function showPeople(people: Person[] = []) {
+  peopleList.replaceChildren(
+    ...people.map((person) => {
+      const item = document.createElement('li');
+      item.dataset.name = person.name;
+      if (person.name === WRITER) item.className = 'writer';
+      const lines = (person.cursors ?? []).map((place) => place.line);
+      item.append(shown(person.name), lines.length ? ` · line ${lines.join(', ')}` : '');
+      return item;
+    }),
+  );
+}
+
+/** Draws the window's lines, marking `changed` ones and people's places. */
+function showLines(result: Result, changed: Set<number>) {
+  const first = Number(result.start_line ?? 1);
+  const text = String(result.text ?? '');
+  const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
+  const people = (result.people as Person[] | undefined) ?? [];
+  padView.replaceChildren(
+    ...lines.map((line, index) => {
+      const number = first + index;
+      const row = document.createElement('div');
+      row.className = changed.has(number) ? 'line changed' : 'line';
+      row.setAttribute('role', 'listitem');
+      row.dataset.line = String(number);
+      const numberCell = document.createElement('span');
+      numberCell.className = 'number';
+      numberCell.textContent = String(number);
+      const textCell = document.createElement('span');
+      textCell.className = 'text';
+      textCell.append(shown(line.replace(/\r$/, '')));
+      row.append(numberCell, textCell);
+      for (const person of people) {
+        if ((person.cursors ?? []).some((place) => place.line === number)) {
+          row.append(chip(person.name, 'person'));
+        }
+        if ((person.selections ?? []).some((s) => s.start.line <= number && number <= s.end.line)) {
+          row.classList.add('selected');
+          row.append(chip(person.name, 'person selection'));
+        }
+      }
+      return row;
+    }),
+  );
+  const total = Number(result.total_lines ?? lines.length);
+  const last = Number(result.end_line ?? first + lines.length - 1);
+  more.hidden = last >= total;
+  more.textContent = `Lines ${last + 1}–${total} do not fit in one result; the view shows the first ${last}.`;
+  showPeople(people);
+}
+
+/** The lines a unified diff adds or changes, numbered in the new text. */
+function linesAdded(diff: string): Set<number> {
+  const added = new Set<number>();
+  let line = 0;
+  for (const row of diff.split('\n')) {
+    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(row);
+    if (hunk) line = Number(hunk[1]);
+    else if (row.startsWith('+') && !row.startsWith('+++')) added.add(line++);
+    else if (row.startsWith(' ')) line++;
+  }
+  return added;
+}
+
+function showDiff(diff: string) {
+  diffView.hidden = diff === '';
+  diffView.replaceChildren(
+    ...diff.split('\n').map((row) => {
+      const line = document.createElement('span');
+      const kind = row.startsWith('@@') ? 'hunk' : row.startsWith('+') ? 'add' : row.startsWith('-') ? 'del' : 'context';
+      line.className = `diff-line ${kind}`;
+      line.append(shown(row));
+      return line;
+    }),
+  );
+}
+
+/** One read tool, through the client; a failure (or a person's no) throws. */
+async function call(name: string, args: Result): Promise<Result> {
+  const result = await app.callServerTool({ name, arguments: args }, { timeout: (WAIT_SECONDS + 15) * 1000 });
+  if (result.isError || !result.structuredContent) {
+    const said = result.content?.find((block) => block.type === 'text');
+    throw new Error(said && 'text' in said ? said.text : `${name} failed`);
+  }
+  return result.structuredContent as Result;
+}
+
+const readPad = (id: string) => call('get_document', { id, start_line: 1 });
+
+/** Follows the pad: a read, then one wait after another, each after the last. */
+async function followPad() {
+  if (!padId || running) return;
+  running = true;
+  const id = padId;
+  try {
+    setState('live', 'Reading the pad…');
+    let window = await readPad(id);
+    showLines(window, new Set());
+    let quietSince = Date.now();
+    while (Date.now() - quietSince < QUIET_LIMIT_MS) {
+      setState('live', `Live at revision ${window.revision}`);
+      const change = await call('wait_for_changes', { id, base: window.base, timeout_seconds: WAIT_SECONDS });
+      if (change.timed_out) {
+        showPeople(change.people as Person[] | undefined);
+        continue;
+      }
+      quietSince = Date.now();
+      window = await readPad(id);
+      showLines(window, linesAdded(String(change.diff ?? '')));
+    }
+    setState('stopped', 'Nothing changed for 30 minutes, so the view stopped following.');
+  } catch (error) {
+    setState('stopped', `Stopped following: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    running = false;
+  }
+}
+
+/** A tool's result (or its arguments, before it ends) tells which pad. */
+function learnPad(source: Result | undefined) {
+  const id = source?.id;
+  if (typeof id !== 'string' || id === '') return;
+  padId = id;
+  title.replaceChildren('Pad ', shown(id));
+}
+
+follow.addEventListener('click', () => {
+  diffView.hidden = true;
+  void followPad();
+});
+
+app.ontoolinput = (params) => learnPad(params.arguments as Result | undefined);
+app.ontoolresult = (result) => {
+  const content = result.structuredContent as Result | undefined;
+  learnPad(content);
+  if (result.isError || !content) {
+    setState('stopped', 'The tool call failed; there is nothing to show.');
+    return;
+  }
+  if (typeof content.diff === 'string') {
+    // get_changes and edit_document: the diff, until a person asks for more.
+    showDiff(content.diff);
+    setState('diff', content.diff ? `Changes in pad ${padId}` : `No change to pad ${padId}`);
+    return;
+  }
+  if (typeof content.text === 'string' && content.start_line !== undefined) showLines(content, new Set());
+  void followPad();
+};
+app.onhostcontextchanged = (context) => {
+  if (context.theme) document.documentElement.dataset.theme = context.theme;
+};
+
+await app.connect();
+const theme = app.getHostContext()?.theme;
+if (theme) document.documentElement.dataset.theme = theme;
