@@ -18,8 +18,7 @@
 
 use serde_json::{Value, json};
 
-use super::request::Outcome;
-use super::resources::not_found;
+use super::request::{Outcome, RpcError};
 use crate::config::Config;
 use crate::tools::{EDIT_DOCUMENT, GET_CHANGES, GET_DOCUMENT, Tool};
 
@@ -71,7 +70,7 @@ pub(super) fn link(tool: &Tool, definition: &mut Value) {
 /// `resources/read` of the view.
 pub(super) fn read(config: &Config, renders: bool, uri: &str) -> Outcome {
     if !offered(config, renders) {
-        return Err(not_found(
+        return Err(RpcError::resource_not_found(
             uri,
             format!(
                 "the pad view is offered only to a client that declares the {EXTENSION} extension with {VIEW_MIME}, and only beside {}",
@@ -99,4 +98,198 @@ pub(super) fn read(config: &Config, renders: bool, uri: &str) -> Outcome {
 /// Whether `uri` names the view (and so is this module's to read).
 pub(super) fn is_view(uri: &str) -> bool {
     uri == VIEW_URI
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::mcp::{META_CAPABILITIES, META_VERSION, MODERN, handle_with};
+
+    fn config_with(settings: &[(&str, &str)]) -> Config {
+        Config::from_lookup(|name| {
+            if name == "RUSTPAD_SEAL_KEY" {
+                return Some("k".repeat(32));
+            }
+            settings
+                .iter()
+                .find(|(setting, _)| *setting == name)
+                .map(|(_, value)| value.to_string())
+        })
+        .unwrap()
+    }
+
+    fn declaring(mime_types: Value) -> Value {
+        json!({ "extensions": { EXTENSION: { "mimeTypes": mime_types } } })
+    }
+
+    /// Sends `method` in both eras (a 2025-11-25 session opened with
+    /// `capabilities`, and a 2026-07-28 request carrying them) and returns
+    /// both raw responses.
+    fn both_eras(
+        config: &Config,
+        capabilities: &Value,
+        method: &str,
+        params: Value,
+    ) -> [String; 2] {
+        let opened = handle_with(
+            config,
+            &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":capabilities}}).to_string(),
+            None,
+            None,
+        );
+        let session = opened.session.unwrap();
+        let legacy = handle_with(
+            config,
+            &json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}).to_string(),
+            None,
+            Some(&session),
+        );
+        let mut modern_params = params;
+        modern_params["_meta"] = json!({ META_VERSION: MODERN, META_CAPABILITIES: capabilities });
+        let modern = handle_with(
+            config,
+            &json!({"jsonrpc":"2.0","id":1,"method":method,"params":modern_params}).to_string(),
+            None,
+            None,
+        );
+        [legacy.response.unwrap(), modern.response.unwrap()]
+    }
+
+    fn linked(response: &str) -> Vec<String> {
+        let response: Value = serde_json::from_str(response).unwrap();
+        response["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|tool| tool.pointer("/_meta/ui/resourceUri") == Some(&json!(VIEW_URI)))
+            .map(|tool| tool["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn only_a_client_that_lists_our_mime_type_renders_views() {
+        assert!(renders_views(Some(&declaring(json!([VIEW_MIME])))));
+        assert!(renders_views(Some(&declaring(json!([
+            "text/plain",
+            VIEW_MIME
+        ])))));
+        for capabilities in [
+            json!({}),
+            declaring(json!([])),
+            declaring(json!(["text/html"])),
+            declaring(json!(VIEW_MIME)),
+            json!({ "extensions": { EXTENSION: {} } }),
+            json!({ "extensions": { "io.modelcontextprotocol/other": { "mimeTypes": [VIEW_MIME] } } }),
+            json!({ "experimental": { EXTENSION: { "mimeTypes": [VIEW_MIME] } } }),
+        ] {
+            assert!(!renders_views(Some(&capabilities)), "{capabilities}");
+        }
+        assert!(!renders_views(None));
+    }
+
+    #[test]
+    fn without_the_extension_the_tool_list_is_what_it_was() {
+        let config = config_with(&[]);
+        let plain = both_eras(&config, &json!({}), "tools/list", json!({}));
+        let viewing = both_eras(
+            &config,
+            &declaring(json!([VIEW_MIME])),
+            "tools/list",
+            json!({}),
+        );
+        for (plain, viewing) in plain.iter().zip(&viewing) {
+            assert!(!plain.contains("ui://") && !plain.contains("\"ui\""));
+            assert_eq!(
+                linked(viewing),
+                ["get_document", "get_changes", "edit_document"]
+            );
+            // Take the links (and the cache scope they change) away, and the
+            // lists are the same bytes.
+            let mut stripped: Value = serde_json::from_str(viewing).unwrap();
+            for tool in stripped["result"]["tools"].as_array_mut().unwrap() {
+                tool.as_object_mut().unwrap().remove("_meta");
+            }
+            if let Some(scope) = stripped["result"].get_mut("cacheScope") {
+                assert_eq!(scope, "private");
+                *scope = json!("public");
+            }
+            assert_eq!(&stripped.to_string(), plain);
+        }
+    }
+
+    #[test]
+    fn a_session_keeps_one_fact_of_the_extension() {
+        let capabilities = json!({ "extensions": { EXTENSION: {
+            "mimeTypes": [VIEW_MIME, "x".repeat(5_000)],
+            "other": "y".repeat(5_000),
+        } } });
+        let opened = handle_with(
+            &config_with(&[]),
+            &json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":capabilities}}).to_string(),
+            None,
+            None,
+        );
+        assert_eq!(
+            opened.session.unwrap(),
+            r#"{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}}"#
+        );
+    }
+
+    #[test]
+    fn the_view_follows_the_tools_it_belongs_to() {
+        let viewing = declaring(json!([VIEW_MIME]));
+        let read_only = config_with(&[("RUSTPAD_READ_ONLY", "true")]);
+        for response in both_eras(&read_only, &viewing, "tools/list", json!({})) {
+            assert_eq!(linked(&response), ["get_document", "get_changes"]);
+        }
+        // With none of its tools, the view is not offered, and nothing varies.
+        let none = config_with(&[("RUSTPAD_ALLOW_TOOLS", "get_stats,wait_for_changes")]);
+        let [_, modern] = both_eras(&none, &viewing, "tools/list", json!({}));
+        assert!(!modern.contains("ui://") && modern.contains(r#""cacheScope":"public""#));
+        for response in both_eras(
+            &none,
+            &viewing,
+            "resources/read",
+            json!({ "uri": VIEW_URI }),
+        ) {
+            assert!(response.contains("only beside get_document"), "{response}");
+        }
+    }
+
+    #[test]
+    fn the_view_is_read_only_by_a_client_that_renders_it() {
+        let config = config_with(&[]);
+        for response in both_eras(
+            &config,
+            &declaring(json!([VIEW_MIME])),
+            "resources/read",
+            json!({ "uri": VIEW_URI }),
+        ) {
+            let response: Value = serde_json::from_str(&response).unwrap();
+            let contents = &response["result"]["contents"][0];
+            assert_eq!(contents["mimeType"], VIEW_MIME);
+            assert_eq!(contents["text"], VIEW_HTML);
+            assert_eq!(
+                contents["_meta"]["ui"]["csp"],
+                json!({ "connectDomains": [], "resourceDomains": [] })
+            );
+        }
+        for response in both_eras(
+            &config,
+            &json!({}),
+            "resources/read",
+            json!({ "uri": VIEW_URI }),
+        ) {
+            let response: Value = serde_json::from_str(&response).unwrap();
+            assert_eq!(response["error"]["data"]["uri"], VIEW_URI);
+        }
+        // The view is one file with nothing to fetch.
+        assert!(VIEW_HTML.starts_with("<!doctype html>"));
+        for fetches in ["<script src", "<link", "<img", "<iframe", "@import"] {
+            assert!(!VIEW_HTML.contains(fetches), "the view holds {fetches}");
+        }
+        assert_eq!(VIEW_HTML.matches("<script").count(), 1);
+    }
 }

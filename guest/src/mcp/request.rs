@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR};
+use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, RESOURCE_NOT_FOUND};
 use rustpad_mcp_rules::era::Era;
 use rustpad_mcp_rules::headers::era_of;
 use rustpad_mcp_rules::json::{repeated_key, replace_lone_surrogates};
@@ -48,6 +48,20 @@ impl RpcError {
             code,
             message: message.into(),
             data: None,
+            busy: false,
+        }
+    }
+
+    /// No such resource: the revision's own code is the era adapter's to
+    /// give (see `modern::in_this_revision`).
+    pub fn resource_not_found(uri: &str, why: String) -> RpcError {
+        RpcError {
+            code: RESOURCE_NOT_FOUND,
+            message: format!(
+                "Resource not found: {}: {why}",
+                crate::text::clean_line(uri, 200)
+            ),
+            data: Some(serde_json::json!({ "uri": uri })),
             busy: false,
         }
     }

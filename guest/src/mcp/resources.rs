@@ -15,7 +15,7 @@
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS, RESOURCE_NOT_FOUND};
+use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS};
 use rustpad_mcp_rules::era::Era;
 
 use super::lists;
@@ -96,7 +96,7 @@ pub(super) fn pad_of<'a>(
     uri: &'a str,
 ) -> Result<(&'a RustpadUrl, &'a str), RpcError> {
     if !offered(config) {
-        return Err(not_found(
+        return Err(RpcError::resource_not_found(
             uri,
             format!(
                 "this server does not offer pads as resources here (its tool list leaves out {})",
@@ -105,14 +105,15 @@ pub(super) fn pad_of<'a>(
         ));
     }
     let Some(id) = uri.strip_prefix(SCHEME) else {
-        return Err(not_found(
+        return Err(RpcError::resource_not_found(
             uri,
             format!("this server's resources are {TEMPLATE}"),
         ));
     };
-    let id = check_id(id).map_err(|problem| not_found(uri, problem.to_string()))?;
+    let id =
+        check_id(id).map_err(|problem| RpcError::resource_not_found(uri, problem.to_string()))?;
     let Some(rustpad) = &config.rustpad else {
-        return Err(not_found(
+        return Err(RpcError::resource_not_found(
             uri,
             "this server runs without RUSTPAD_URL, so it cannot reach any pad".into(),
         ));
@@ -139,7 +140,7 @@ pub(super) fn read(config: &Config, request: &Request) -> Outcome {
     let (rustpad, id) = pad_of(config, uri)?;
     take_call_place()?;
     let read = whole_text(rustpad, id, MAX_RESULT_CHARS - READ_OVERHEAD).map_err(|error| {
-        not_found(
+        RpcError::resource_not_found(
             uri,
             format!("pad \"{id}\" cannot be read: {}", error.message()),
         )
@@ -178,14 +179,4 @@ pub(super) fn take_call_place() -> Result<(), RpcError> {
         busy: true,
         ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
     })
-}
-
-/// No such resource: the revision's own code is the era adapter's to give.
-pub(super) fn not_found(uri: &str, why: String) -> RpcError {
-    RpcError {
-        code: RESOURCE_NOT_FOUND,
-        message: format!("Resource not found: {}: {why}", text::clean_line(uri, 200)),
-        data: Some(json!({ "uri": uri })),
-        busy: false,
-    }
 }

@@ -162,7 +162,7 @@ pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Rpc
 fn revision_now(url: &RustpadUrl, uri: &str, id: &str) -> Result<String, RpcError> {
     resources::take_call_place()?;
     let look = Look::open(url, id, None).map_err(|error| {
-        resources::not_found(
+        RpcError::resource_not_found(
             uri,
             format!("pad \"{id}\" cannot be watched: {}", error.message()),
         )
