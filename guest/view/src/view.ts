@@ -83,6 +83,46 @@ function showPeople(people: Person[] = []) {
   );
 }
 
+/** One line's text, with each caret on it as a name tag at its column and the selected
+ *  characters marked. Columns count code points from 1, as the tools do. */
+function lineWithPlaces(line: string, number: number, people: Person[]): Node {
+  const characters = Array.from(line);
+  const carets = new Map<number, string[]>();
+  const selected: { from: number; to: number; name: string }[] = [];
+  for (const person of people) {
+    for (const place of person.cursors ?? []) {
+      if (place.line === number) carets.set(place.column, [...(carets.get(place.column) ?? []), person.name]);
+    }
+    for (const { start, end } of person.selections ?? []) {
+      if (start.line > number || end.line < number) continue;
+      const from = start.line === number ? start.column : 1;
+      const to = end.line === number ? end.column : characters.length + 1;
+      if (from < to) selected.push({ from, to, name: person.name });
+    }
+  }
+  const cuts = new Set([1, characters.length + 1, ...carets.keys()]);
+  for (const { from, to } of selected) cuts.add(from).add(to);
+  const columns = [...cuts].filter((c) => c >= 1 && c <= characters.length + 1).sort((a, b) => a - b);
+  const fragment = document.createDocumentFragment();
+  columns.forEach((column, index) => {
+    for (const name of carets.get(column) ?? []) fragment.append(chip(name, 'person caret'));
+    const next = columns[index + 1];
+    if (next === undefined) return;
+    const text = shown(characters.slice(column - 1, next - 1).join(''));
+    const by = selected.filter(({ from, to }) => from <= column && next <= to);
+    if (by.length === 0) {
+      fragment.append(text);
+      return;
+    }
+    const mark = document.createElement('mark');
+    mark.className = 'selection';
+    mark.title = by.map(({ name }) => name).join(', ');
+    mark.append(text);
+    fragment.append(mark);
+  });
+  return fragment;
+}
+
 /** Draws the window's lines, marking `changed` ones and people's places. */
 function showLines(result: Result, changed: Set<number>) {
   const first = Number(result.start_line ?? 1);
@@ -101,17 +141,8 @@ function showLines(result: Result, changed: Set<number>) {
       numberCell.textContent = String(number);
       const textCell = document.createElement('span');
       textCell.className = 'text';
-      textCell.append(shown(line.replace(/\r$/, '')));
+      textCell.append(lineWithPlaces(line.replace(/\r$/, ''), number, people));
       row.append(numberCell, textCell);
-      for (const person of people) {
-        if ((person.cursors ?? []).some((place) => place.line === number)) {
-          row.append(chip(person.name, 'person'));
-        }
-        if ((person.selections ?? []).some((s) => s.start.line <= number && number <= s.end.line)) {
-          row.classList.add('selected');
-          row.append(chip(person.name, 'person selection'));
-        }
-      }
       return row;
     }),
   );
@@ -122,25 +153,37 @@ function showLines(result: Result, changed: Set<number>) {
   showPeople(people);
 }
 
+/** What a row of a unified diff is: its file headers come before the first hunk. */
+function diffKind(row: string, inHunk: boolean): string {
+  if (row.startsWith('@@')) return 'hunk';
+  if (!inHunk || row.startsWith('\\')) return 'file';
+  return row.startsWith('+') ? 'add' : row.startsWith('-') ? 'del' : 'context';
+}
+
 /** The lines a unified diff adds or changes, numbered in the new text. */
 function linesAdded(diff: string): Set<number> {
   const added = new Set<number>();
   let line = 0;
+  let inHunk = false;
   for (const row of diff.split('\n')) {
-    const hunk = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(row);
-    if (hunk) line = Number(hunk[1]);
-    else if (row.startsWith('+') && !row.startsWith('+++')) added.add(line++);
-    else if (row.startsWith(' ')) line++;
+    const kind = diffKind(row, inHunk);
+    inHunk ||= kind === 'hunk';
+    if (kind === 'hunk') line = Number(/^@@ -\d+(?:,\d+)? \+(\d+)/.exec(row)?.[1] ?? 0);
+    else if (kind === 'add') added.add(line++);
+    else if (kind === 'context') line++;
   }
   return added;
 }
 
 function showDiff(diff: string) {
   diffView.hidden = diff === '';
+  let inHunk = false;
+  const rows = diff.endsWith('\n') ? diff.slice(0, -1).split('\n') : diff.split('\n');
   diffView.replaceChildren(
-    ...diff.split('\n').map((row) => {
+    ...rows.map((row) => {
       const line = document.createElement('span');
-      const kind = row.startsWith('@@') ? 'hunk' : row.startsWith('+') ? 'add' : row.startsWith('-') ? 'del' : 'context';
+      const kind = diffKind(row, inHunk);
+      inHunk ||= kind === 'hunk';
       line.className = `diff-line ${kind}`;
       line.append(shown(row));
       return line;
