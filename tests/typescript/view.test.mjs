@@ -169,8 +169,26 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
     const seen = await host.page.evaluate(() => window.hostSeen);
     const foreign = seen.messages.filter((message) => !('method' in message));
     assert.deepEqual(foreign, [], `${what}: the view's frame posted something that is not JSON-RPC`);
+    assertOnlyViewMethods(seen, what);
     const title = await frame.evaluate(() => document.title);
     assert.doesNotMatch(title, /pwned/, `${what}: a script from the pad set the title`);
+  }
+
+  /**
+   * What the view may ask of its host: the handshake, tool calls, its size and log lines. Never a
+   * message to the model, a change to the model's context, or a link to open.
+   */
+  function assertOnlyViewMethods(seen, what) {
+    const allowed = new Set([
+      'ui/initialize', 'ui/notifications/initialized', 'ui/notifications/size-changed',
+      'tools/call', 'notifications/message', 'notifications/cancelled',
+      // (what the sandbox proxy and the host themselves send travels the same window)
+      'ui/notifications/sandbox-proxy-ready', 'ui/notifications/sandbox-resource-ready',
+    ]);
+    const methods = [...new Set(seen.messages.filter((message) => message.method).map((message) => message.method))];
+    assert.deepEqual(methods.filter((method) => !allowed.has(method)), [], `${what}: the view asked for ${methods}`);
+    // (A diff view makes no call until a person asks it to follow; every view shakes hands.)
+    assert.ok(methods.includes('ui/initialize'), `${what}: the recorder saw no handshake (${methods})`);
   }
 
   it('the checks below catch a view that draws the pad as markup (control)', async (t) => {
@@ -337,7 +355,8 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
         const diff = await waitInFrame(diffFrame, readView, (v) => v.state === 'diff' && v.diff.length > 0, {
           what: 'the diff view',
         });
-        // The hunk's rows (the view also classes the ---/+++ header rows as del/add).
+        // The header rows (--- and +++) come before the first hunk and are neither del nor add.
+        assert.deepEqual(diff.diff.slice(0, 2).map((row) => row.kind), [null, null]);
         const hunk = diff.diff.slice(diff.diff.findIndex((row) => row.kind === 'hunk') + 1);
         const rows = (kind) => hunk.filter((row) => row.kind === kind).map((row) => row.text.slice(1));
         assert.deepEqual(rows('del'), ['harmless']);
@@ -345,6 +364,13 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
         assert.deepEqual(diff.foreign, []);
         await screenshot(t, host, `${target().slug}-hostile-diff`);
         await assertContained(host, diffFrame, 'get_changes view');
+        // A diff view waits to be asked: no call until a person presses Follow, then it follows.
+        assert.deepEqual(host.calls, []);
+        await diffFrame.click('#follow');
+        const following = await waitInFrame(diffFrame, readView, (v) => v.state === 'live' && v.lines.length === lines.length, {
+          what: 'the diff view, following after Follow',
+        });
+        assert.deepEqual(following.lines.map((line) => line.text), lines);
         assert.ok(host.calls.every((call) => READ_TOOLS.has(call.name)), JSON.stringify(host.calls));
       } finally {
         await host.close();
