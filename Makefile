@@ -316,7 +316,7 @@ tests/conformance/node_modules/.installed: tests/conformance/package-lock.json
 
 # Speed and memory at the stdio boundary (not part of `make test`). The binary with the
 # `compiler` feature is built aside for its size, then the default one is put back.
-bench: build
+bench: build tests/typescript/node_modules/.installed chromium
 	@mkdir -p target/bench
 	$(CARGO) build --release --locked $(HOST_PACKAGES) --features rustpad-mcp/compiler
 	cp $(MCP_BIN) target/bench/rustpad-mcp-with-compiler

@@ -707,6 +707,26 @@ def component_listen(rustpad):
         host.wait(timeout=10)
 
 
+VIEW_BENCH = ROOT / "tests/typescript/view-bench.mjs"
+VIEW_BYTES_TARGET = 200 * 1024
+VIEW_EDITS = 20
+
+
+def pad_view():
+    """The pad view (MCP Apps): its size, and a person's edit to the view showing it, in headless
+    Chromium through the SDK's host bridge (tests/typescript/view-bench.mjs); None without the
+    browser test's tools."""
+    if not (ROOT / "tests/typescript/node_modules/.installed").exists() or not Path("/usr/bin/chromium").exists():
+        return None
+    env = {**os.environ, "RUSTPAD_MCP_BIN": BINARY, "RUSTPAD_TEST_SERVER_BIN": RUSTPAD}
+    done = subprocess.run(
+        ["node", str(VIEW_BENCH), str(VIEW_EDITS)], env=env, cwd=VIEW_BENCH.parent,
+        capture_output=True, text=True, timeout=300, check=True,
+    )
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"view_bytes": figures["view_bytes"], "edit_to_view": summary(figures["edit_to_view_ms"])}
+
+
 def main():
     # A thousand watched pads are a thousand sockets, here and in the test Rustpad (which
     # inherits the limit): as the server does, raise the soft limit to the hard one.
@@ -730,6 +750,7 @@ def main():
         results["cpu_per_update_ms"] = cpu_per_update(rustpad, rustpad.url)
         results["watched_pads_mib"], results["thousand_pads_update"] = thousand_pads(rustpad, rustpad.url)
         results["typing_cpu_ms_per_s"] = cpu_of_typing(rustpad, rustpad.url)
+        results["pad_view"] = pad_view()
     finally:
         rustpad.stop()
     OUT.mkdir(parents=True, exist_ok=True)
@@ -795,6 +816,18 @@ def main():
     verdict = "meets" if typing["typing and carets"] <= 3 * max(typing["typing"], 0.1) else "MISSES"
     print(f"server CPU watching one pad, ms per second: idle {typing['idle']}, two people typing {typing['typing']},"
           f" typing and moving carets {typing['typing and carets']} (target: within 3 × typing alone): {verdict} it")
+    view = results["pad_view"]
+    if view is None:
+        print("pad view: skipped, run `make test-typescript` first (it installs Chromium and the test host)")
+    else:
+        size = view["view_bytes"]
+        verdict = "meets" if size <= VIEW_BYTES_TARGET else "MISSES"
+        print(f"pad view: {size} bytes, {round(size / 1024, 1)} KiB (target ≤ 200 KiB): {verdict} it")
+        latency = view["edit_to_view"]
+        p50_target, p90_target = WAIT_SETTLE_MS + 250, WAIT_SETTLE_MS + 500
+        verdict = "meets" if latency["p50"] <= p50_target and latency["p90"] <= p90_target else "MISSES"
+        print(row.format("  a person's edit → shown in the view", latency["p50"], latency["p90"]))
+        print(f"    target p50 ≤ {p50_target}, p90 ≤ {p90_target} ms (settle {WAIT_SETTLE_MS} + 250, + 500): {verdict} it")
     cost = "{:<34} {:>9} {:>12} {:>11} {:>9} {:>13}"
     print(cost.format("where the time goes", "total ms", "instantiate", "waiting ms", "guest ms", "guest fuel"))
     for name, c in results["cost"].items():

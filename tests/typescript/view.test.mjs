@@ -18,18 +18,13 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-
 import { padId, startHttpServer, useRustpad } from './harness.mjs';
 import {
   CHROMIUM, COMPONENT, SCREENSHOTS, SEAL_KEY, TOKEN, WASMTIME, bundleHost, launchChromium, readView, startCanary, startOrigins,
   startWasmtime, viewFrame, waitInFrame,
 } from './view-host/serve.mjs';
+import { APP_MIME, UI, VIEW_URI, connect, openHost as openHostOn, show } from './view-host/session.mjs';
 
-const UI = 'io.modelcontextprotocol/ui';
-const APP_MIME = 'text/html;profile=mcp-app';
-const VIEW_URI = 'ui://rustpad/pad-view.html';
-const WITH_VIEWS = { elicitation: { form: {} }, extensions: { [UI]: { mimeTypes: [APP_MIME] } } };
 const VIEW_TOOLS = ['get_document', 'get_changes', 'edit_document'];
 /** What the view may call by itself: it only reads. */
 const READ_TOOLS = new Set(['get_document', 'wait_for_changes']);
@@ -56,26 +51,6 @@ function hostile(canary) {
   return { lines, text: `${lines.join('\n')}\n`, name: `<img src=x onerror=parent.postMessage('pwned-name','*')>` };
 }
 
-/**
- * A Node client on `url` with the bearer token; `bodies` collects every JSON-RPC message it
- * POSTs, so a test can see what travels in each request's `_meta`.
- */
-async function connect(url, mode, capabilities = WITH_VIEWS) {
-  const bodies = [];
-  const recording = (input, init) => {
-    if (typeof init?.body === 'string') bodies.push(JSON.parse(init.body));
-    return fetch(input, init);
-  };
-  const client = new Client({ name: 'rustpad-mcp-e2e-view', version: '1.0.0' }, { capabilities, versionNegotiation: { mode } });
-  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { confirm: true } }));
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-      fetch: recording,
-    }),
-  );
-  return { client, bodies };
-}
 
 describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMissing) }, () => {
   const rustpad = useRustpad();
@@ -95,58 +70,9 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
     console.log(`view screenshots: ${SCREENSHOTS}`);
   });
 
-  /**
-   * A fresh browser context on the host page, whose tool calls go through `client`. It records
-   * every request of every frame, the page's errors, and each call the view made.
-   */
-  async function openHost(client) {
-    const context = await shared.browser.newContext({ viewport: { width: 1000, height: 720 } });
-    const requests = [];
-    context.on('request', (request) => requests.push(request.url()));
-    const page = await context.newPage();
-    page.on('request', (request) => requests.push(request.url()));
-    const problems = [];
-    page.on('pageerror', (error) => problems.push(String(error)));
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(message.text());
-    });
-    const calls = [];
-    const closing = new AbortController();
-    await page.exposeFunction('hostCallTool', async (params) => {
-      calls.push(params);
-      // The view's waits end with its page, not 45 s later.
-      return client.callTool(params, { signal: closing.signal });
-    });
-    await page.goto(shared.origins.hostUrl);
-    return {
-      page,
-      requests,
-      problems,
-      calls,
-      close: async () => {
-        closing.abort();
-        await context.close();
-      },
-    };
-  }
 
-  /** Calls `name` through `client`, then has the host page show the view for that call. */
-  async function show(host, client, name, args) {
-    const result = await client.callTool({ name, arguments: args });
-    assert.notEqual(result.isError, true, JSON.stringify(result.content));
-    const { tools } = await client.listTools();
-    const tool = tools.find((candidate) => candidate.name === name);
-    assert.equal(tool?._meta?.ui?.resourceUri, VIEW_URI, `${name} names no view`);
-    const { contents } = await client.readResource({ uri: VIEW_URI });
-    await host.page.evaluate((options) => window.showView(options), {
-      sandboxUrl: shared.origins.sandboxUrl,
-      resource: contents[0],
-      tool,
-      toolInput: args,
-      toolResult: result,
-    });
-    return { frame: await viewFrame(host.page), result };
-  }
+
+  const openHost = (client) => openHostOn(shared.browser, shared.origins, client);
 
   async function screenshot(t, host, name) {
     const path = resolve(SCREENSHOTS, `${name}.png`);
