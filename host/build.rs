@@ -49,6 +49,8 @@ fn main() {
             "guest/src",
             "guest/rules/src",
             "guest/Cargo.toml",
+            // The pad view, which the guest embeds (`mcp::apps`).
+            "guest/view/pad-view.html",
             "wit",
             "Cargo.lock",
             "Cargo.toml",
