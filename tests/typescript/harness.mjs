@@ -321,14 +321,17 @@ export async function startHttpServer(rustpadUrl, env = {}) {
   );
   const url = await Promise.race([listening, exited]);
   exited.catch(() => {});
-  return {
-    url,
-    stop: () =>
-      new Promise((resolveStop) => {
-        child.once('exit', resolveStop);
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url, stop: stopper(child) };
+}
+
+/** Stops a server process with SIGTERM; resolves once it has exited (at once if it had). */
+export function stopper(child) {
+  return () =>
+    new Promise((resolveStop) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolveStop();
+      child.once('exit', resolveStop);
+      child.kill('SIGTERM');
+    });
 }
 
 /**

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 import { viewPolicy } from './csp.mjs';
+import { stopper } from '../harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..', '..');
@@ -80,15 +81,7 @@ export async function startWasmtime(rustpadUrl) {
   });
   const url = await Promise.race([serving, exited]);
   exited.catch(() => {});
-  return {
-    url,
-    stop: () =>
-      new Promise((resolveStop) => {
-        if (child.exitCode !== null) return resolveStop();
-        child.once('exit', resolveStop);
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url, stop: stopper(child) };
 }
 
 /** Bundles host.mjs (with the SDK's AppBridge) into target/view-host/host.js. */
