@@ -90,6 +90,11 @@ def test_a_2026_client_that_renders_views_gets_the_view_and_others_get_the_same_
         assert b"ui://" not in plain and json.loads(plain)["result"]["cacheScope"] == "public"
         assert linked(viewing) == LINKED
         assert json.loads(viewing)["result"]["cacheScope"] == "private"
+        # The view's own wait comes last, hidden from the model; the rest is the same list.
+        viewing_tools, plain_tools = json.loads(viewing)["result"]["tools"], json.loads(plain)["result"]["tools"]
+        assert viewing_tools[-1]["name"] == "follow_pad"
+        assert viewing_tools[-1]["_meta"] == {"ui": {"visibility": ["app"]}}
+        assert [t["name"] for t in viewing_tools[:-1]] == [t["name"] for t in plain_tools]
         read = json.loads(modern(url, headers, "resources/read", RENDERS, uri=VIEW_URI))["result"]["contents"][0]
         assert read["mimeType"] == VIEW_MIME
         assert read["text"] == VIEW_FILE.read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use super::request::{Outcome, RpcError};
 use crate::config::Config;
-use crate::tools::{EDIT_DOCUMENT, GET_CHANGES, GET_DOCUMENT, Tool};
+use crate::tools::{EDIT_DOCUMENT, FOLLOW_PAD, GET_CHANGES, GET_DOCUMENT, Tool, WAIT_FOR_CHANGES};
 
 /// The extension's name in capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -58,6 +58,19 @@ pub(super) fn kept_capability() -> (String, Value) {
 /// has a tool to belong to (the tool filter and read-only mode decide).
 pub(super) fn offered(config: &Config, renders: bool) -> bool {
     renders && LINKED.iter().any(|tool| config.tools.contains(tool))
+}
+
+/// The tool only the view calls (`follow_pad`, hidden from the model), when
+/// the view is offered and so is the wait it is a form of.
+pub(super) fn view_tool(config: &Config, renders: bool) -> Option<&'static Tool> {
+    (offered(config, renders) && config.offers(WAIT_FOR_CHANGES)).then_some(FOLLOW_PAD)
+}
+
+/// `follow_pad`'s definition, marked for the view alone.
+pub(super) fn view_tool_definition(tool: &Tool) -> Value {
+    let mut definition = tool.definition();
+    definition["_meta"] = json!({ "ui": { "visibility": ["app"] } });
+    definition
 }
 
 /// Links the view from a tool's definition, when the tool is one of ours.
@@ -205,10 +218,17 @@ mod tests {
                 linked(viewing),
                 ["get_document", "get_changes", "edit_document"]
             );
-            // Take the links (and the cache scope they change) away, and the
-            // lists are the same bytes.
+            // Take the links, the view's own tool (and the cache scope they
+            // change) away, and the lists are the same bytes.
             let mut stripped: Value = serde_json::from_str(viewing).unwrap();
-            for tool in stripped["result"]["tools"].as_array_mut().unwrap() {
+            let tools = stripped["result"]["tools"].as_array_mut().unwrap();
+            let view_tool = tools.pop().unwrap();
+            assert_eq!(view_tool["name"], "follow_pad");
+            assert_eq!(
+                view_tool["_meta"],
+                json!({ "ui": { "visibility": ["app"] } })
+            );
+            for tool in tools {
                 tool.as_object_mut().unwrap().remove("_meta");
             }
             if let Some(scope) = stripped["result"].get_mut("cacheScope") {
@@ -216,6 +236,42 @@ mod tests {
                 *scope = json!("public");
             }
             assert_eq!(&stripped.to_string(), plain);
+        }
+    }
+
+    fn listed(response: &str) -> Vec<String> {
+        let response: Value = serde_json::from_str(response).unwrap();
+        response["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|tool| tool["name"].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_view_tool_is_for_the_view_alone() {
+        let config = config_with(&[]);
+        let viewing = declaring(json!([VIEW_MIME]));
+        let call = json!({ "name": "follow_pad", "arguments": { "id": "p", "base": "r1.0000000000000000" } });
+        for response in both_eras(&config, &json!({}), "tools/call", call.clone()) {
+            assert!(response.contains("Unknown tool: follow_pad"), "{response}");
+        }
+        for response in both_eras(&config, &viewing, "tools/call", call.clone()) {
+            // It runs (and fails here only for want of a Rustpad).
+            assert!(!response.contains("Unknown tool"), "{response}");
+        }
+        // It is a form of wait_for_changes: where that is filtered out, so is it.
+        let no_waits = config_with(&[("RUSTPAD_DENY_TOOLS", "wait_for_changes")]);
+        for response in both_eras(&no_waits, &viewing, "tools/list", json!({})) {
+            assert!(!listed(&response).contains(&"follow_pad".to_string()));
+            assert_eq!(
+                linked(&response),
+                ["get_document", "get_changes", "edit_document"]
+            );
+        }
+        for response in both_eras(&no_waits, &viewing, "tools/call", call.clone()) {
+            assert!(response.contains("Unknown tool: follow_pad"), "{response}");
         }
     }
 

@@ -12,9 +12,16 @@ use super::request::{Outcome, Request, RpcError};
 use crate::config::Config;
 use crate::guard::{ANSWER_KEY, MAX_ROUNDS};
 use crate::result::{self, ToolError};
-use crate::tools::{self, CallContext, Era};
+use crate::tools::{self, CallContext, Era, Tool};
 
-pub(super) fn call_tool(config: &Config, request: &Request, mut context: CallContext) -> Outcome {
+/// Calls the tool `request` names: one the configuration offers, or the
+/// pad view's own (`view_tool`) where this client was offered it.
+pub(super) fn call_tool(
+    config: &Config,
+    request: &Request,
+    view_tool: Option<&'static Tool>,
+    mut context: CallContext,
+) -> Outcome {
     let params = &request.params;
     let Some(name) = params.get("name").and_then(Value::as_str) else {
         return Err(RpcError::new(
@@ -22,7 +29,9 @@ pub(super) fn call_tool(config: &Config, request: &Request, mut context: CallCon
             "Invalid params: tools/call needs a tool name",
         ));
     };
-    let tool = tools::catalogue::from_name(name).filter(|tool| config.offers(tool));
+    let tool = tools::catalogue::from_name(name)
+        .filter(|tool| config.offers(tool))
+        .or(view_tool.filter(|tool| tool.name == name));
     let Some(tool) = tool else {
         return Err(RpcError::new(
             INVALID_PARAMS,

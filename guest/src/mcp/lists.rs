@@ -6,8 +6,8 @@ use serde_json::{Map, Value, json};
 
 use rustpad_mcp_rules::codes::INVALID_PARAMS;
 
-use super::SUPPORTED;
 use super::request::{Outcome, RpcError};
+use super::{SUPPORTED, apps};
 use crate::config::Config;
 
 /// How long a client may cache `tools/list` and `server/discover`: the tool
@@ -97,20 +97,23 @@ pub(super) fn discover() -> Value {
     })
 }
 
-/// `tools/list`; with `view`, the tools the pad view belongs to link it.
-pub(super) fn list_tools(config: &Config, params: &Map<String, Value>, view: bool) -> Outcome {
+/// `tools/list`; for a client that renders the pad view (`renders`), the
+/// tools it belongs to link it, and the view's own tool comes last.
+pub(super) fn list_tools(config: &Config, params: &Map<String, Value>, renders: bool) -> Outcome {
     one_page(params, "the tool list has one page")?;
-    let tools: Vec<Value> = config
+    let view = apps::offered(config, renders);
+    let mut tools: Vec<Value> = config
         .tools
         .iter()
         .map(|tool| {
             let mut definition = tool.definition();
             if view {
-                super::apps::link(tool, &mut definition);
+                apps::link(tool, &mut definition);
             }
             definition
         })
         .collect();
+    tools.extend(apps::view_tool(config, renders).map(apps::view_tool_definition));
     Ok(json!({ "tools": tools }))
 }
 

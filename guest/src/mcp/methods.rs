@@ -35,9 +35,10 @@ pub(super) fn answer(
         }
         Method::Ping => json!({}),
         Method::ServerDiscover => lists::discover(),
-        Method::ToolsList => lists::list_tools(config, params, apps::offered(config, renders))?,
+        Method::ToolsList => lists::list_tools(config, params, renders)?,
         Method::ToolsCall => {
-            let result = call::call_tool(config, request, context()?)?;
+            let view_tool = apps::view_tool(config, renders);
+            let result = call::call_tool(config, request, view_tool, context()?)?;
             // The pad a call used, as its result names it (a failure has no
             // structured content; create_document may have made up the id).
             if let Some(id) = result

@@ -33,16 +33,27 @@ pub struct Settle {
     pub at_most: Duration,
 }
 
-/// Watches `socket`'s pad (`id`) until someone else's change has settled
+/// Whose changes end a watch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Whose {
+    /// Everyone's but this process's own writes (a model waiting for people).
+    Others,
+    /// Everyone's, this process's writes included (the pad view, which shows
+    /// the model's edits as they land too).
+    Anyone,
+}
+
+/// Watches `socket`'s pad (`id`) until a change by `whose` has settled
 /// (true), or until `deadline` without one (false). A change already in the
 /// record when the watch begins ends it at once.
-pub fn until_others_change(
+pub fn until_changed(
     socket: &mut PadSocket,
     id: &str,
+    whose: Whose,
     deadline: Instant,
     settle: Settle,
 ) -> Result<bool, Error> {
-    until_others_change_within(socket, id, deadline, settle, usize::MAX, Drain::No)
+    until_changed_within(socket, id, whose, deadline, settle, usize::MAX, Drain::No)
 }
 
 /// Whether a watch waits up to its deadline for someone's change, or takes
@@ -57,20 +68,22 @@ enum Drain {
     UntilNothingWaits,
 }
 
-/// [`until_others_change`], failing once more than `events` messages came
-/// in: a pad that sends without pause (carets, say) is not watched for ever.
-fn until_others_change_within(
+/// [`until_changed`], failing once more than `events` messages came in: a
+/// pad that sends without pause (carets, say) is not watched for ever.
+fn until_changed_within(
     socket: &mut PadSocket,
     id: &str,
+    whose: Whose,
     deadline: Instant,
     settle: Settle,
     events: usize,
     drain: Drain,
 ) -> Result<bool, Error> {
     let mut received = 0usize;
-    let key = writers_key(id);
+    // Anyone's change counts when no write is taken for ours.
+    let key = (whose == Whose::Others).then(|| writers_key(id));
     let mut checked = 0;
-    if others_changed(socket, &mut checked, &key) {
+    if changed_by(socket, &mut checked, key.as_deref()) {
         return Ok(true);
     }
     let mut first: Option<Instant> = None;
@@ -90,7 +103,7 @@ fn until_others_change_within(
         }
         let now = Instant::now();
         if let Some(Event::History { .. }) = event
-            && others_changed(socket, &mut checked, &key)
+            && changed_by(socket, &mut checked, key.as_deref())
         {
             let first = *first.get_or_insert(now);
             until = (now + settle.quiet)
@@ -104,8 +117,9 @@ fn until_others_change_within(
 }
 
 /// Whether an edit after the first `checked` changes the text and is not
-/// one of this process's writes; moves `checked` past them.
-fn others_changed(socket: &PadSocket, checked: &mut usize, key: &str) -> bool {
+/// one of this process's writes noted under `ours` (any, without it); moves
+/// `checked` past them.
+fn changed_by(socket: &PadSocket, checked: &mut usize, ours: Option<&str>) -> bool {
     let heard = socket
         .heard()
         .expect("a watch runs on a look that hears its edits");
@@ -116,7 +130,9 @@ fn others_changed(socket: &PadSocket, checked: &mut usize, key: &str) -> bool {
     let now = socket.revision();
     // A note past the pad's revision is from before Rustpad restarted
     // (revisions and connection numbers start again): it covers nothing.
-    let ours: Vec<_> = writers::noted(key)
+    let ours: Vec<_> = ours
+        .map(writers::noted)
+        .unwrap_or_default()
         .into_iter()
         .filter(|(_, last)| last.is_none_or(|last| last <= now))
         .collect();
@@ -258,9 +274,10 @@ impl Look {
 
     fn watch(&mut self, until: Instant, drain: Drain) -> Result<Seen, Error> {
         let changed = std::mem::take(&mut self.begun_again)
-            || until_others_change_within(
+            || until_changed_within(
                 &mut self.socket,
                 &self.id,
+                Whose::Others,
                 until,
                 FOR_SUBSCRIBERS,
                 MAX_EVENTS_PER_LOOK,

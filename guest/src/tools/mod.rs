@@ -64,6 +64,9 @@ pub static GET_DOCUMENT: &Tool = &get_document::TOOL;
 /// The tools besides it whose results the pad view shows (a diff).
 pub static GET_CHANGES: &Tool = &get_changes::TOOL;
 pub static EDIT_DOCUMENT: &Tool = &edit_document::TOOL;
+/// The pad view's own wait, in no list but the view's client's.
+pub static FOLLOW_PAD: &Tool = &wait_for_changes::FOLLOW;
+pub static WAIT_FOR_CHANGES: &Tool = &wait_for_changes::TOOL;
 
 /// Which protocol revision a call came in on.
 pub use rustpad_mcp_rules::era::Era;
