@@ -88,6 +88,11 @@ export class Rustpad {
     return body;
   }
 
+  /** `PUT /_test/mode/{id}`: how the pad misbehaves from now on (`''`: faithfully again). */
+  async setMode(id, mode) {
+    await this.#fetch(`/_test/mode/${id}`, { method: 'PUT', body: mode });
+  }
+
   /** `POST /_test/seed/{id}` with `{text?, ops?, char?, language?}` → `{revision, length}`. */
   async seed(id, seed) {
     const body = await this.#fetch(`/_test/seed/${id}`, {

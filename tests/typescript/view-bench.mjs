@@ -18,7 +18,7 @@ const VIEW_FILE = resolve(import.meta.dirname, '../../guest/view/pad-view.html')
 const POLL_MS = 5;
 
 const sleep = (ms) => new Promise((resolveSleep) => setTimeout(resolveSleep, ms));
-const waitsStarted = (host) => host.calls.filter((call) => call.name === 'wait_for_changes').length;
+const waitsStarted = (host) => host.calls.filter((call) => call.name === 'follow_pad').length;
 
 /** Resolves once `test()` holds, checking every few milliseconds. */
 async function until(test, what, timeoutMs = 15_000) {

@@ -27,7 +27,7 @@ import { APP_MIME, UI, VIEW_URI, connect, openHost as openHostOn, show } from '.
 
 const VIEW_TOOLS = ['get_document', 'get_changes', 'edit_document'];
 /** What the view may call by itself: it only reads. */
-const READ_TOOLS = new Set(['get_document', 'wait_for_changes']);
+const READ_TOOLS = new Set(['get_document', 'follow_pad']);
 
 /** A prerequisite that is missing skips the suite, except under CI=true, where it fails. */
 const missing = (paths) => paths.filter((path) => !existsSync(path)).map((path) => `${path} is missing`).join('; ');
@@ -161,6 +161,9 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
         const expected = VIEW_TOOLS.includes(tool.name) ? VIEW_URI : undefined;
         assert.equal(tool._meta?.ui?.resourceUri, expected, tool.name);
       }
+      // The view's own wait comes last, for the view alone (hidden from the model).
+      assert.equal(tools.at(-1).name, 'follow_pad');
+      assert.deepEqual(tools.at(-1)._meta, { ui: { visibility: ['app'] } });
       const { contents } = await session.client.readResource({ uri: VIEW_URI });
       assert.equal(contents.length, 1);
       assert.equal(contents[0].uri, VIEW_URI);
@@ -186,6 +189,7 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
       try {
         const { tools: plainTools } = await plain.listTools();
         assert.deepEqual(plainTools.filter((tool) => tool._meta?.ui).map((tool) => tool.name), []);
+        assert.deepEqual(plainTools.map((tool) => tool.name), tools.slice(0, -1).map((tool) => tool.name));
       } finally {
         await plain.close();
       }
@@ -201,16 +205,16 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
         // Line 3, column 3 ("one\ntwo\n" is 8 code points), selecting from line 2's start.
         await bo.point([10], [[4, 10]]);
         const { frame } = await show(host, session.client, 'get_document', { id });
-        const view = await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === 4, {
-          what: 'the live view of four lines',
+        const view = await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === 5, {
+          what: 'the live view of four lines and the empty one after them',
         });
         assert.deepEqual(view.lines.map((line) => [line.line, line.number, line.text]), [
-          [1, '1', 'one'], [2, '2', 'two'], [3, '3', 'three'], [4, '4', 'four'],
+          [1, '1', 'one'], [2, '2', 'two'], [3, '3', 'three'], [4, '4', 'four'], [5, '5', ''],
         ]);
-        assert.deepEqual(view.lines.map((line) => line.people), [['Ada'], [], ['Bo'], []]);
+        assert.deepEqual(view.lines.map((line) => line.people), [['Ada'], [], ['Bo'], [], []]);
         // Each name tag stands at its caret's column, inside the text; the selection is marked.
-        assert.deepEqual(view.lines.map((line) => line.rawText), ['oAdane', 'two', 'thBoree', 'four']);
-        assert.deepEqual(view.lines.map((line) => line.selections), [[], ['Bo'], ['Bo'], []]);
+        assert.deepEqual(view.lines.map((line) => line.rawText), ['oAdane', 'two', 'thBoree', 'four', '']);
+        assert.deepEqual(view.lines.map((line) => line.selections), [[], ['Bo'], ['Bo'], [], []]);
         assert.match(view.title, new RegExp(id));
         await screenshot(t, host, `${target().slug}-people`);
         assert.ok(host.calls.every((call) => READ_TOOLS.has(call.name)), JSON.stringify(host.calls));
@@ -228,12 +232,12 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
       const host = await openHost(session.client);
       try {
         const { frame } = await show(host, session.client, 'get_document', { id });
-        await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === 3, { what: 'the live view' });
+        await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === 4, { what: 'the live view' });
         // The view's wait must be under way before the edit, or the test would not show it follows.
-        for (let waited = 0; !host.calls.some((call) => call.name === 'wait_for_changes') && waited < 10_000; waited += 100) {
+        for (let waited = 0; !host.calls.some((call) => call.name === 'follow_pad') && waited < 10_000; waited += 100) {
           await sleep(100);
         }
-        assert.ok(host.calls.some((call) => call.name === 'wait_for_changes'), 'the view never waited for changes');
+        assert.ok(host.calls.some((call) => call.name === 'follow_pad'), 'the view never waited for changes');
         await rustpad.setByPerson(id, 'alpha\nbeta, edited by a person\ngamma\n');
         const view = await waitInFrame(
           frame,
@@ -242,11 +246,62 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
           { timeoutMs: 10_000, what: "the person's edit" },
         );
         assert.equal(view.state, 'live');
-        assert.deepEqual(view.lines.map((line) => line.changed), [false, true, false]);
+        assert.deepEqual(view.lines.map((line) => line.changed), [false, true, false, false]);
         await screenshot(t, host, `${target().slug}-follow`);
         assert.ok(host.calls.every((call) => READ_TOOLS.has(call.name)), JSON.stringify(host.calls));
         assert.deepEqual(host.problems, []);
       } finally {
+        await host.close();
+      }
+    });
+
+    it("follows this server's own writes as they land (the model's edits)", async () => {
+      const id = padId(`view-own-${target().slug}`);
+      await rustpad.seed(id, { text: 'kept\n' });
+      const host = await openHost(session.client);
+      try {
+        const { frame } = await show(host, session.client, 'get_document', { id });
+        await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === 2, { what: 'the live view' });
+        // (wait_for_changes would not end here: it waits for people, not for this server.)
+        const appended = await session.client.callTool({ name: 'append_to_document', arguments: { id, text: 'added by the model\n' } });
+        assert.notEqual(appended.isError, true, JSON.stringify(appended.content));
+        const view = await waitInFrame(frame, readView, (v) => v.lines[1]?.text === 'added by the model', {
+          timeoutMs: 10_000,
+          what: "the model's edit",
+        });
+        assert.deepEqual(view.lines.map((line) => line.changed), [false, true, false]);
+      } finally {
+        await host.close();
+      }
+    });
+
+    it("shows this server's caret while it writes", async (t) => {
+      const id = padId(`view-writer-${target().slug}`);
+      await rustpad.seed(id, { text: 'first\nsecond\n' });
+      const host = await openHost(session.client);
+      const writing = new AbortController();
+      let write;
+      try {
+        const { frame } = await show(host, session.client, 'get_document', { id });
+        await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === 3, { what: 'the live view' });
+        // Rustpad takes the write but never confirms it, so the write's connection (and its
+        // caret at the change) stays in the pad until the call is cancelled.
+        await rustpad.setMode(id, 'no-ack');
+        write = session.client
+          .callTool({ name: 'append_to_document', arguments: { id, text: 'third\n' } }, { signal: writing.signal })
+          .catch(() => 'cancelled');
+        const view = await waitInFrame(frame, readView, (v) => v.lines.some((line) => line.writers.length > 0), {
+          what: "this server's caret",
+        });
+        const line = view.lines.find((candidate) => candidate.writers.length > 0);
+        assert.deepEqual(line.writers, ['rustpad-mcp']);
+        // Carried past the text it inserted, as Rustpad carries a caret: the empty last line.
+        assert.equal(line.line, 4);
+        await screenshot(t, host, `${target().slug}-writer`);
+      } finally {
+        writing.abort();
+        await write;
+        await rustpad.setMode(id, '');
         await host.close();
       }
     });
@@ -263,10 +318,10 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
       try {
         await person.point([0]);
         const { frame } = await show(host, session.client, 'get_document', { id });
-        const view = await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === lines.length, {
+        const view = await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === lines.length + 1, {
           what: 'the hostile pad, live',
         });
-        assert.deepEqual(view.lines.map((line) => line.text), lines);
+        assert.deepEqual(view.lines.map((line) => line.text), [...lines, '']);
         assert.deepEqual(view.lines[0].people, [name]);
         assert.deepEqual(view.foreign, []);
         await frame.click('.line[data-line="3"] .text'); // where the javascript: link would be
@@ -293,10 +348,10 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
         // A diff view waits to be asked: no call until a person presses Follow, then it follows.
         assert.deepEqual(host.calls, []);
         await diffFrame.click('#follow');
-        const following = await waitInFrame(diffFrame, readView, (v) => v.state === 'live' && v.lines.length === lines.length, {
+        const following = await waitInFrame(diffFrame, readView, (v) => v.state === 'live' && v.lines.length === lines.length + 1, {
           what: 'the diff view, following after Follow',
         });
-        assert.deepEqual(following.lines.map((line) => line.text), lines);
+        assert.deepEqual(following.lines.map((line) => line.text), [...lines, '']);
         assert.ok(host.calls.every((call) => READ_TOOLS.has(call.name)), JSON.stringify(host.calls));
       } finally {
         await host.close();

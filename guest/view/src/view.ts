@@ -5,7 +5,8 @@
 // - Everything from the pad (text, names, diffs) goes into the page as text
 //   (`textContent`), never as markup; bidi and other invisible format
 //   characters are shown as visible marks, so text cannot reorder itself.
-// - It calls only tools that read (`get_document`, `wait_for_changes`),
+// - It calls only tools that read (`get_document`, and `follow_pad`, the
+//   server's wait for the view, which also ends on the model's own edits),
 //   through the client, one call at a time. When a call fails or a person
 //   declines it, the view stops and waits for the person to press Follow.
 // - It never messages the model, never updates the model's context, and
@@ -126,8 +127,10 @@ function lineWithPlaces(line: string, number: number, people: Person[]): Node {
 /** Draws the window's lines, marking `changed` ones and people's places. */
 function showLines(result: Result, changed: Set<number>) {
   const first = Number(result.start_line ?? 1);
-  const text = String(result.text ?? '');
-  const lines = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
+  // Numbered as the tools number them: the empty line after a final line break is a line too
+  // (a caret can stand there), so the window's own count decides, not the last line break.
+  const shownLines = Number(result.end_line ?? first) - first + 1;
+  const lines = String(result.text ?? '').split('\n').slice(0, Math.max(shownLines, 1));
   const people = (result.people as Person[] | undefined) ?? [];
   padView.replaceChildren(
     ...lines.map((line, index) => {
@@ -215,7 +218,7 @@ async function followPad() {
     let quietSince = Date.now();
     while (Date.now() - quietSince < QUIET_LIMIT_MS) {
       setState('live', `Live at revision ${window.revision}`);
-      const change = await call('wait_for_changes', { id, base: window.base, timeout_seconds: WAIT_SECONDS });
+      const change = await call('follow_pad', { id, base: window.base, timeout_seconds: WAIT_SECONDS });
       if (change.timed_out) {
         showPeople(change.people as Person[] | undefined);
         continue;

@@ -239,6 +239,7 @@ export function readView() {
       text: line.querySelector('.text') ? textOf(line.querySelector('.text')) : null,
       rawText: line.querySelector('.text')?.textContent ?? null,
       people: [...line.querySelectorAll('.person:not(.selection)')].map((person) => person.dataset.name),
+      writers: [...line.querySelectorAll('.person.writer')].map((person) => person.dataset.name),
       selections: [...line.querySelectorAll('mark.selection')].map((mark) => mark.title),
     })),
     diff: [...document.querySelectorAll('#diff .diff-line')].map((row) => ({
