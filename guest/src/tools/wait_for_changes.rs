@@ -29,7 +29,9 @@ use crate::rustpad::base::Base;
 use crate::rustpad::socket::{PadSocket, Track};
 use crate::rustpad::watch::{self, Settle, Whose};
 
-pub static TOOL: Tool = Tool {
+pub static TOOL: Tool = WAIT;
+
+const WAIT: Tool = Tool {
     name: "wait_for_changes",
     title: "Wait for people to change a pad",
     summary: "Waits until someone else changes a pad after a base, then says what changed",
@@ -44,19 +46,14 @@ pub static TOOL: Tool = Tool {
 };
 
 /// The pad view's wait ([`crate::mcp`]'s `apps` offers it, never `tools/list`
-/// for everyone).
+/// for everyone): the same arguments and answer, ended by anyone's change.
 pub static FOLLOW: Tool = Tool {
     name: "follow_pad",
     title: "Follow a pad (for the pad view)",
     summary: "Waits until anyone changes a pad after a base, this server's own writes included",
     description: follow_description,
-    annotations: Annotations::READ,
-    essential: false,
-    asks_first: false,
-    waits: true,
-    input: Arguments::json_schema,
-    output,
     run: run_following,
+    ..WAIT
 };
 
 /// How long a wait lasts when the call does not say.
