@@ -14,7 +14,10 @@
 //! The view (`guest/view/`) is one HTML file with its script and style
 //! inside, built from pinned sources and committed, so building the server
 //! needs no npm. It talks only to the client that shows it, and only calls
-//! tools that read: it never approves, writes, or speaks to the model.
+//! tools that read: `get_document`, and `follow_pad`, its own wait, which
+//! the same clients alone are offered, marked for the view so the client
+//! keeps it from the model. It never approves, writes, or speaks to the
+//! model.
 
 use serde_json::{Value, json};
 
