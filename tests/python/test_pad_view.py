@@ -4,7 +4,9 @@ the view does in a browser is tests/typescript/view.test.mjs."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conftest import RustpadServer
+from conftest import MCP_BIN, RustpadServer, minimal_env
 from http_harness import LEGACY, exchange, http_server, modern_headers, modern_request
 from wasm_hosts import BEARER, WASMTIME, needs, wasm_host
 
@@ -94,13 +96,16 @@ def test_a_2026_client_that_renders_views_gets_the_view_and_others_get_the_same_
         viewing_tools, plain_tools = json.loads(viewing)["result"]["tools"], json.loads(plain)["result"]["tools"]
         assert viewing_tools[-1]["name"] == "follow_pad"
         assert viewing_tools[-1]["_meta"] == {"ui": {"visibility": ["app"]}}
-        assert [t["name"] for t in viewing_tools[:-1]] == [t["name"] for t in plain_tools]
+        for viewed, plain_tool in zip(viewing_tools[:-1], plain_tools, strict=True):
+            viewed.pop("_meta", None)
+            assert viewed == plain_tool
         read = json.loads(modern(url, headers, "resources/read", RENDERS, uri=VIEW_URI))["result"]["contents"][0]
         assert read["mimeType"] == VIEW_MIME
         assert read["text"] == VIEW_FILE.read_text(encoding="utf-8")
         assert read["_meta"]["ui"]["csp"] == {"connectDomains": [], "resourceDomains": []}
+        # Any other client is answered as before the view existed.
         refused = json.loads(modern(url, headers, "resources/read", {}, uri=VIEW_URI))
-        assert "offered only to a client that declares" in refused["error"]["message"]
+        assert refused["error"]["message"].endswith("this server's resources are rustpad://{id}")
 
 
 @pytest.mark.parametrize("kind", ["binary", "wasmtime"])
@@ -126,4 +131,44 @@ def test_the_view_follows_read_only_and_the_tool_filter(rustpad):
         body = modern(running.url, NO_TOKEN, "tools/list", RENDERS)
         assert b"ui://" not in body and json.loads(body)["result"]["cacheScope"] == "public"
         refused = json.loads(modern(running.url, NO_TOKEN, "resources/read", RENDERS, uri=VIEW_URI))
-        assert "only beside get_document" in refused["error"]["message"]
+        assert "offers none of them here" in refused["error"]["message"]
+
+
+# The tools/list responses of the build before the view (cc709e8) on stdio, to the two requests
+# below, byte for byte. A change to a tool's definition changes them on purpose: then record the
+# new hashes here, from a build that still shows clients without the extension nothing new.
+LIST_BEFORE_THE_VIEW = {
+    "2025-11-25": "4d2259c547a169e95746710023393542c8088c5c0369463b131ced015043a6d6",
+    "2026-07-28": "e2046de6fda14c703670c153d72a619b071b7abd1e758489d56f05c6bf4f50a4",
+}
+
+
+def test_a_client_without_the_extension_gets_the_list_it_got_before_the_view(rustpad):
+    server = subprocess.Popen(
+        [str(MCP_BIN)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=minimal_env(RUSTPAD_URL=rustpad.url, RUSTPAD_SEAL_KEY="k" * 40),
+    )
+
+    def answer_to(message: dict[str, Any]) -> bytes:
+        server.stdin.write(json.dumps(message).encode() + b"\n")
+        server.stdin.flush()
+        while True:
+            line = server.stdout.readline().rstrip(b"\n")
+            if json.loads(line).get("id") == message["id"]:
+                return line
+
+    try:
+        opening = {"protocolVersion": LEGACY, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "x", "version": "1"}}
+        answer_to({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": opening})
+        server.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        legacy_list = answer_to({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+        modern_list = answer_to({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta}})
+    finally:
+        server.kill()
+        server.wait()
+    assert hashlib.sha256(legacy_list).hexdigest() == LIST_BEFORE_THE_VIEW["2025-11-25"]
+    assert hashlib.sha256(modern_list).hexdigest() == LIST_BEFORE_THE_VIEW["2026-07-28"]

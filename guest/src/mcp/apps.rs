@@ -89,7 +89,7 @@ pub(super) fn read(config: &Config, renders: bool, uri: &str) -> Outcome {
         return Err(RpcError::resource_not_found(
             uri,
             format!(
-                "the pad view is offered only to a client that declares the {EXTENSION} extension with {VIEW_MIME}, and only beside {}",
+                "the pad view goes with {}, and this server offers none of them here",
                 LINKED.map(|tool| tool.name).join(", ")
             ),
         ));
@@ -267,7 +267,7 @@ mod tests {
         // It is a form of wait_for_changes: where that is filtered out, so is it.
         let no_waits = config_with(&[("RUSTPAD_DENY_TOOLS", "wait_for_changes")]);
         for response in both_eras(&no_waits, &viewing, "tools/list", json!({})) {
-            assert!(!listed(&response).contains(&"follow_pad".to_string()));
+            assert!(!listed(&response).iter().any(|name| name == "follow_pad"));
             assert_eq!(
                 linked(&response),
                 ["get_document", "get_changes", "edit_document"]
@@ -313,7 +313,7 @@ mod tests {
             "resources/read",
             json!({ "uri": VIEW_URI }),
         ) {
-            assert!(response.contains("only beside get_document"), "{response}");
+            assert!(response.contains("offers none of them here"), "{response}");
         }
     }
 
@@ -341,8 +341,14 @@ mod tests {
             "resources/read",
             json!({ "uri": VIEW_URI }),
         ) {
+            // Any other client is answered as before the view existed.
             let response: Value = serde_json::from_str(&response).unwrap();
             assert_eq!(response["error"]["data"]["uri"], VIEW_URI);
+            let message = response["error"]["message"].as_str().unwrap();
+            assert!(
+                message.ends_with("this server's resources are rustpad://{id}"),
+                "{message}"
+            );
         }
         // The view is one file with nothing to fetch.
         assert!(VIEW_HTML.starts_with("<!doctype html>"));

@@ -55,7 +55,8 @@ pub(super) fn answer(
         Method::ResourcesTemplatesList => resources::templates(config, params)?,
         Method::PromptsGet => return Err(lists::no_prompt()),
         Method::ResourcesRead => match resources::uri_of(params, "resources/read")? {
-            uri if apps::is_view(uri) => apps::read(config, renders, uri)?,
+            // A client that renders no view is answered as before the view existed.
+            uri if renders && apps::is_view(uri) => apps::read(config, renders, uri)?,
             _ => resources::read(config, request)?,
         },
         Method::ResourcesSubscribe => subscriptions::subscribe(config, request)?,
