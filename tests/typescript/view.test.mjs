@@ -46,7 +46,7 @@ function hostile(canary) {
     `<img src="${canary}/pwned-img"><link rel=stylesheet href="${canary}/pwned-link">`,
     `<style>@import url(${canary}/pwned-css);</style><iframe src="${canary}/pwned-frame"></iframe>`,
     `</span></div><svg onload="parent.postMessage('pwned-svg','*')"></svg>`,
-    '\u202Eevil reversed\u202C and \u2066isolated\u2069 text',
+    '\u202Eevil reversed\u202C and \u2066isolated\u2069 text,\u2028a separator and a zero\u200Dwidth joiner',
   ];
   return { lines, text: `${lines.join('\n')}\n`, name: `<img src=x onerror=parent.postMessage('pwned-name','*')>` };
 }
@@ -322,6 +322,10 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
           what: 'the hostile pad, live',
         });
         assert.deepEqual(view.lines.map((line) => line.text), [...lines, '']);
+        // What reorders or breaks text is drawn as marks, not taken as what it means.
+        for (const mark of ['U+202E', 'U+202C', 'U+2066', 'U+2069', 'U+2028', 'U+200D']) {
+          assert.ok(view.lines[6].rawText.includes(mark), `${mark} not marked: ${view.lines[6].rawText}`);
+        }
         assert.deepEqual(view.lines[0].people, [name]);
         assert.deepEqual(view.foreign, []);
         await frame.click('.line[data-line="3"] .text'); // where the javascript: link would be
@@ -352,6 +356,7 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
           what: 'the diff view, following after Follow',
         });
         assert.deepEqual(following.lines.map((line) => line.text), [...lines, '']);
+        assertOnlyViewMethods(await host.page.evaluate(() => window.hostSeen), 'the diff view, following');
         assert.ok(host.calls.every((call) => READ_TOOLS.has(call.name)), JSON.stringify(host.calls));
       } finally {
         await host.close();

@@ -24,8 +24,10 @@ const WRITER = 'rustpad-mcp';
 const WAIT_SECONDS = 45;
 /** After this long without a change the view stops asking for more. */
 const QUIET_LIMIT_MS = 30 * 60 * 1000;
-/** Invisible characters that change how text around them reads. */
-const FORMAT_CHARACTERS = /[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
+/** Invisible characters that change how text around them reads (every format character: bidi
+ *  controls, joiners, tags…), and the two separators a browser breaks a line at but the tools do
+ *  not count as line breaks. */
+const FORMAT_CHARACTERS = /[\p{Cf}\u2028\u2029]/u;
 
 const app = new App({ name: 'rustpad-pad-view', version: '1' }, {}, { autoResize: true });
 const element = (id: string) => document.getElementById(id) as HTMLElement;
@@ -35,6 +37,8 @@ const [title, status, follow, peopleList, diffView, padView, more] = [
 
 let padId: string | undefined;
 let running = false;
+/** The lines the last change marked, kept while only people move. */
+let lastChanged = new Set<number>();
 
 function setState(state: 'waiting' | 'live' | 'stopped' | 'diff', said: string) {
   document.body.dataset.state = state;
@@ -151,8 +155,11 @@ function showLines(result: Result, changed: Set<number>) {
   );
   const total = Number(result.total_lines ?? lines.length);
   const last = Number(result.end_line ?? first + lines.length - 1);
-  more.hidden = last >= total;
-  more.textContent = `Lines ${last + 1}–${total} do not fit in one result; the view shows the first ${last}.`;
+  more.hidden = last >= total && !result.truncated;
+  more.textContent =
+    last >= total
+      ? `Line ${last} is too long for one result; the view shows its beginning.`
+      : `Lines ${last + 1}–${total} do not fit in one result; the view shows lines ${first}–${last}.`;
   showPeople(people);
 }
 
@@ -214,18 +221,22 @@ async function followPad() {
   try {
     setState('live', 'Reading the pad…');
     let window = await readPad(id);
-    showLines(window, new Set());
+    lastChanged = new Set();
+    showLines(window, lastChanged);
     let quietSince = Date.now();
     while (Date.now() - quietSince < QUIET_LIMIT_MS) {
       setState('live', `Live at revision ${window.revision}`);
       const change = await call('follow_pad', { id, base: window.base, timeout_seconds: WAIT_SECONDS });
       if (change.timed_out) {
-        showPeople(change.people as Person[] | undefined);
+        // Nobody changed the text: people may have moved, over the same lines.
+        window = { ...window, people: change.people ?? [] };
+        showLines(window, lastChanged);
         continue;
       }
       quietSince = Date.now();
       window = await readPad(id);
-      showLines(window, linesAdded(String(change.diff ?? '')));
+      lastChanged = linesAdded(String(change.diff ?? ''));
+      showLines(window, lastChanged);
     }
     setState('stopped', 'Nothing changed for 30 minutes, so the view stopped following.');
   } catch (error) {
