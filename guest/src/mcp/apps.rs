@@ -38,11 +38,11 @@ const VIEW_HTML: &str = include_str!("../../view/pad-view.html");
 /// `get_changes` and `edit_document`, are what a person wants to see.
 const LINKED: [&Tool; 3] = [GET_DOCUMENT, GET_CHANGES, EDIT_DOCUMENT];
 
-/// Whether a client that declared `capabilities` renders our view: its
-/// extension entry lists our MIME type.
-pub(super) fn renders_views(capabilities: Option<&Value>) -> bool {
-    capabilities
-        .and_then(|caps| caps.pointer(&format!("/extensions/{}", EXTENSION.replace('/', "~1"))))
+/// Whether a client whose capabilities declared `extensions` renders our
+/// view: its entry for the extension lists our MIME type.
+pub(super) fn renders_views(extensions: Option<&Value>) -> bool {
+    extensions
+        .and_then(|extensions| extensions.get(EXTENSION))
         .and_then(|ui| ui.get("mimeTypes"))
         .and_then(Value::as_array)
         .is_some_and(|types| types.iter().any(|t| t.as_str() == Some(VIEW_MIME)))
@@ -60,7 +60,7 @@ pub(super) fn kept_capability() -> (String, Value) {
 /// Whether the view is offered to a client: it renders views, and the view
 /// has a tool to belong to (the tool filter and read-only mode decide).
 pub(super) fn offered(config: &Config, renders: bool) -> bool {
-    renders && LINKED.iter().any(|tool| config.tools.contains(tool))
+    renders && LINKED.iter().any(|tool| config.offers(tool))
 }
 
 /// The tool only the view calls (`follow_pad`, hidden from the model), when
@@ -78,14 +78,14 @@ pub(super) fn view_tool_definition(tool: &Tool) -> Value {
 
 /// Links the view from a tool's definition, when the tool is one of ours.
 pub(super) fn link(tool: &Tool, definition: &mut Value) {
-    if LINKED.iter().any(|linked| linked.name == tool.name) {
+    if LINKED.contains(&tool) {
         definition["_meta"] = json!({ "ui": { "resourceUri": VIEW_URI } });
     }
 }
 
-/// `resources/read` of the view.
-pub(super) fn read(config: &Config, renders: bool, uri: &str) -> Outcome {
-    if !offered(config, renders) {
+/// `resources/read` of the view, by a client that renders it.
+pub(super) fn read(config: &Config, uri: &str) -> Outcome {
+    if !offered(config, true) {
         return Err(RpcError::resource_not_found(
             uri,
             format!(
@@ -186,11 +186,9 @@ mod tests {
 
     #[test]
     fn only_a_client_that_lists_our_mime_type_renders_views() {
-        assert!(renders_views(Some(&declaring(json!([VIEW_MIME])))));
-        assert!(renders_views(Some(&declaring(json!([
-            "text/plain",
-            VIEW_MIME
-        ])))));
+        let renders = |capabilities: &Value| renders_views(capabilities.get("extensions"));
+        assert!(renders(&declaring(json!([VIEW_MIME]))));
+        assert!(renders(&declaring(json!(["text/plain", VIEW_MIME]))));
         for capabilities in [
             json!({}),
             declaring(json!([])),
@@ -200,7 +198,7 @@ mod tests {
             json!({ "extensions": { "io.modelcontextprotocol/other": { "mimeTypes": [VIEW_MIME] } } }),
             json!({ "experimental": { EXTENSION: { "mimeTypes": [VIEW_MIME] } } }),
         ] {
-            assert!(!renders_views(Some(&capabilities)), "{capabilities}");
+            assert!(!renders(&capabilities), "{capabilities}");
         }
         assert!(!renders_views(None));
     }

@@ -30,7 +30,7 @@ pub(super) fn handle(
             "Invalid request: send initialize first, or carry the 2026-07-28 _meta on every request",
         ));
     }
-    let renders = apps::renders_views(session.map(|s| &s.capabilities));
+    let renders = apps::renders_views(session.and_then(|s| s.capabilities.get("extensions")));
     methods::answer(config, request, method, renders, || {
         Ok(CallContext {
             era: Era::Legacy,

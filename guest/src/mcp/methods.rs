@@ -56,7 +56,7 @@ pub(super) fn answer(
         Method::PromptsGet => return Err(lists::no_prompt()),
         Method::ResourcesRead => match resources::uri_of(params, "resources/read")? {
             // A client that renders no view is answered as before the view existed.
-            uri if renders && apps::is_view(uri) => apps::read(config, renders, uri)?,
+            uri if renders && apps::is_view(uri) => apps::read(config, uri)?,
             _ => resources::read(config, request)?,
         },
         Method::ResourcesSubscribe => subscriptions::subscribe(config, request)?,

@@ -62,8 +62,7 @@ pub(super) fn handle(
             state: request_state(request)?,
         })
     };
-    let capabilities = Value::Object(client_capabilities.clone());
-    let renders = apps::renders_views(Some(&capabilities));
+    let renders = apps::renders_views(client_capabilities.get("extensions"));
     let mut answered =
         methods::answer(config, request, method, renders, context).map_err(in_this_revision)?;
     let result = &mut answered.result;

@@ -29,7 +29,7 @@ pub(super) fn initialize(params: &Map<String, Value>) -> Result<(Value, Session)
     if can_show_forms(declared.and_then(|caps| caps.get("elicitation"))) {
         client_capabilities.insert("elicitation".into(), json!({ "form": {} }));
     }
-    if apps::renders_views(declared) {
+    if apps::renders_views(declared.and_then(|caps| caps.get("extensions"))) {
         let (key, kept) = apps::kept_capability();
         client_capabilities.insert(key, kept);
     }
