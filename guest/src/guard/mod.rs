@@ -15,9 +15,14 @@
 //! content's fingerprint, a base and what an edit removes), and it goes ahead
 //! only if that state held at every revision since ([`standing`]): its first
 //! use breaks it, so it works once in every host and replica without any
-//! record of spent approvals. An answer whose seal does not verify, has
-//! expired, or belongs to other arguments counts as no answer: the person is
-//! asked afresh.
+//! record of spent approvals. That holds for uses one after the other; for
+//! uses at the same moment, a write first takes its place in the pad's order
+//! of writes (`rustpad::order`, as removals do) and an approval goes ahead
+//! only once every write marked before it is in the history: a second use
+//! then finds the first one's change there. A write whose place is not clear
+//! (one ahead never finished) never spends an approval. An answer whose seal
+//! does not verify, has expired, or belongs to other arguments counts as no
+//! answer: the person is asked afresh.
 
 mod proposal;
 pub mod removal;
@@ -31,6 +36,7 @@ use serde_json::{Map, Value};
 
 use crate::digest;
 use crate::rustpad::since::Since;
+use crate::rustpad::socket::Queue;
 pub use proposal::{Proposal, list_lines};
 use seal::{Given, Sealer, State, Token, TokenProblem, low_bits};
 use standing::{Sealed, Standing};
@@ -114,6 +120,10 @@ pub struct Pad<'a> {
     /// When the Rustpad instance started (`/api/stats`): an approval given
     /// at another instance is not this pad's, however alike the pad looks.
     pub started: u64,
+    /// Where the write stands in the pad's order of writes, once it took
+    /// its place (`PadSocket::queue`); None: it did not, and may ask but
+    /// never go ahead on an approval.
+    pub queued: Option<Queue>,
 }
 
 impl Pad<'_> {
@@ -155,6 +165,31 @@ impl Guard<'_> {
     /// Whether the proposal may go ahead, must ask first, or is refused.
     /// Never writes anything itself.
     pub fn approve(&self, proposal: &Proposal, pad: &Pad) -> Verdict {
+        let verdict = self.weigh(proposal, pad);
+        if verdict != Verdict::Go {
+            return verdict;
+        }
+        match pad.queued {
+            Some(Queue::Clear) => Verdict::Go,
+            Some(Queue::Behind { writers }) => Verdict::Refuse(format!(
+                "rustpad-mcp: not done: {} of this server's to pad \"{}\", begun just before this one, had not finished after {} seconds. An approval is used only once every write ahead of it is in the pad's history, so that it can never be used twice at once. Nothing was changed and the approval was not used: call {} again in a moment (with the same confirm_token, if one was given).",
+                match writers {
+                    1 => "another write".to_string(),
+                    n => format!("{n} other writes"),
+                },
+                proposal.pad,
+                removal::QUEUE_SECONDS,
+                proposal.tool
+            )),
+            None => Verdict::Refuse(format!(
+                "internal error: {} did not take its place among the writes to pad \"{}\" before using an approval; nothing was changed",
+                proposal.tool, proposal.pad
+            )),
+        }
+    }
+
+    /// [`Guard::approve`], before the write's place is looked at.
+    fn weigh(&self, proposal: &Proposal, pad: &Pad) -> Verdict {
         let now = now();
         let arguments = proposal.argument_digest();
         let mut round = 0;

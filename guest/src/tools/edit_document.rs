@@ -19,7 +19,7 @@ use super::catalogue::{removal_threshold, removals_counted};
 use super::edit_effect::{Batch, Effect, applied, preview, report, untrusted_history};
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
 use super::schema::{self, described};
-use super::session::{judge_removal, pad_of, queue_for_removal};
+use super::session::{judge_removal, pad_of, take_place};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
@@ -188,20 +188,22 @@ fn carry_out(
     call: &Call,
 ) -> Result<(Effect, Base, bool), ToolError> {
     let id = request.id;
-    // A batch that removes text waits its turn (see `rustpad::order`), so the
-    // history it is judged by holds the removals of writes marked before it:
+    // A batch that removes text, or may use an approval, takes its place
+    // among the pad's writes (see `rustpad::order`), so the history it is
+    // judged by holds what writes marked before it did:
     // without a base, before it reads the pad as it is now; with one, once the
     // base has been found and the batch placed in its text (a batch refused
     // there sends nothing), and it is carried over their edits like anyone's.
-    let may_remove = !request.dry_run
-        && request
-            .edits
-            .iter()
-            .any(|edit| Change::between(edit.old_text, edit.new_text).removed > 0);
-    let mut queue = Queue::Clear;
+    let takes_place = !request.dry_run
+        && (call.carries_approval()
+            || request
+                .edits
+                .iter()
+                .any(|edit| Change::between(edit.old_text, edit.new_text).removed > 0));
+    let mut queued = None;
     if request.base.is_none() {
-        if may_remove {
-            queue = queue_for_removal(socket)?;
+        if takes_place {
+            queued = Some(take_place(socket)?);
         }
         if socket.since().and_then(Since::text).is_none() {
             socket.record_from_here()?;
@@ -219,8 +221,8 @@ fn carry_out(
             problem.message()
         ))
     })?;
-    if request.base.is_some() && may_remove {
-        queue = queue_for_removal(socket)?;
+    if request.base.is_some() && takes_place {
+        queued = Some(take_place(socket)?);
     }
     let since = socket.since().expect("the session records from its base");
     if let Some(made) = made_since(&plan.operation, since, socket.authorship()) {
@@ -250,6 +252,7 @@ fn carry_out(
             "Nothing was written: with these edits pad \"{id}\" would be {target} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS}."
         )));
     }
+    let queue = queued.unwrap_or(Queue::Clear);
     let mut removal = judge_removal(socket, call, id, queue, &rebased.operation)?;
     if request.dry_run {
         let before = socket.text()?.clone();
@@ -271,7 +274,7 @@ fn carry_out(
         let state = format!("{base} {}", removal.removed());
         let state_of = move |_: &Rope| state.clone();
         let proposal = proposal(request, &base, &plan, &removal, &state_of);
-        call.approve(&proposal, &pad_of(socket, call)?)?;
+        call.approve(&proposal, &pad_of(socket, call, queued)?)?;
     }
     let wire = serde_json::to_value(&plan.operation).unwrap_or_default();
     // People see this server's caret where the batch first changes the pad as it is now.

@@ -12,7 +12,7 @@ use super::args::{Flag, NonEmptyText, PadId, Text};
 use super::catalogue::removals_counted;
 use super::schema;
 use super::session::{
-    check_limit, judge_removal, pad_of, queue_for_removal, text_of, with_session, written,
+    check_limit, judge_removal, pad_of, take_place, text_of, with_session, written,
 };
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
@@ -92,13 +92,12 @@ fn run(call: &Call) -> ToolResult {
         .with_authorship()
         .since_at_most(call.asked_at());
     let (replacements, after) = with_session(call.url, id, track, |socket| {
-        // A replacement that removes text waits its turn first, so what it
-        // reads below includes the removals of writes marked before it.
-        let queue = if each.removed > 0 {
-            queue_for_removal(socket)?
-        } else {
-            Queue::Clear
-        };
+        // A replacement that removes text, or may use an approval, takes
+        // its place among the pad's writes first, so what it reads below
+        // includes what writes marked before it did.
+        let queued = (each.removed > 0 || call.carries_approval())
+            .then(|| take_place(socket))
+            .transpose()?;
         let text = text_of(socket)?;
         let matches = find_literal(&text, search);
         let count = matches.len();
@@ -116,6 +115,7 @@ fn run(call: &Call) -> ToolResult {
         let change = each.times(count);
         check_limit(pad_chars - change.removed + change.inserted)?;
         let operation = replace_operation(pad_chars, &matches, search, replace);
+        let queue = queued.unwrap_or(Queue::Clear);
         let mut removal = judge_removal(socket, call, id, queue, &operation)?;
         let mut asks = count > 1 || removal.needs_person();
         if !asks {
@@ -126,7 +126,7 @@ fn run(call: &Call) -> ToolResult {
             removal.give_back_turn();
             let proposal =
                 replace_proposal(id, search, replace, &text, &matches, &removal, &state_of);
-            call.approve(&proposal, &pad_of(socket, call)?)?;
+            call.approve(&proposal, &pad_of(socket, call, queued)?)?;
         }
         let wire = serde_json::to_value(&operation).unwrap_or_default();
         socket.edit(Mark::of(asks), wire)?;

@@ -43,14 +43,21 @@ pub fn text_of(socket: &PadSocket) -> Result<String, ToolError> {
         .ok_or_else(|| ToolError::new("internal error: the session did not keep the pad's text"))
 }
 
-/// The pad as the guard checks an approval against it.
-pub fn pad_of<'a>(state: &'a PadState, call: &Call) -> Result<Pad<'a>, ToolError> {
+/// The pad as the guard checks an approval against it, for a write that
+/// took its place in the pad's order of writes with the outcome `queued`
+/// (None: it did not, so no approval can be used).
+pub fn pad_of<'a>(
+    state: &'a PadState,
+    call: &Call,
+    queued: Option<Queue>,
+) -> Result<Pad<'a>, ToolError> {
     Ok(Pad {
         revision: state.revision(),
         text: state.text()?,
         record: state.since(),
         connection: connection_of(state)?,
         started: call.rustpad_started()?,
+        queued,
     })
 }
 
@@ -61,15 +68,17 @@ pub fn connection_of(state: &PadState) -> Result<u64, ToolError> {
         .ok_or_else(|| ToolError::new("Rustpad never told this client its identity"))
 }
 
-/// Takes the place of a write that may remove text in the pad's order of
-/// writes, waiting for the writes of this server's marked before it (see
-/// `rustpad::order`), so that its removal is judged with theirs.
-pub fn queue_for_removal(socket: &mut PadSocket) -> Result<Queue, ToolError> {
+/// Takes the place of a write in the pad's order of writes, waiting for the
+/// writes of this server's marked before it (see `rustpad::order`): a write
+/// that may remove text, so that its removal is judged with theirs, and one
+/// that may use an approval, so that a second use at the same moment finds
+/// the first one's change.
+pub fn take_place(socket: &mut PadSocket) -> Result<Queue, ToolError> {
     Ok(socket.queue(Duration::from_secs(removal::QUEUE_SECONDS))?)
 }
 
 /// Judges what `operation` removes from the pad a session holds, which
-/// queued with the outcome `queue` (see [`queue_for_removal`]).
+/// queued with the outcome `queue` (see [`take_place`]).
 pub fn judge_removal(
     socket: &PadSocket,
     call: &Call,

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::args::{PadId, Text};
 use super::schema;
-use super::session::{outcome, pad_of, text_of, with_session, written};
+use super::session::{outcome, pad_of, take_place, text_of, with_session, written};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
@@ -66,8 +66,14 @@ fn run(call: &Call) -> ToolResult {
     let new_length = char_len(text);
     let new_fingerprint = digest::fingerprint(text);
     let content = |text: &Rope| digest::fingerprint(&text.to_string());
-    let track = Track::TEXT.since_at_most(call.asked_at());
+    let track = Track::TEXT
+        .with_authorship()
+        .since_at_most(call.asked_at());
     let (before, after, changed) = with_session(call.url, id, track, |socket| {
+        // Its place among the pad's writes first, so that what it reads
+        // holds every write marked before it: two calls at once with one
+        // approval, or with one text for an empty pad, then make it once.
+        let queued = take_place(socket)?;
         let before = socket.document().len();
         let old = text_of(socket)?;
         if old == text {
@@ -94,7 +100,7 @@ fn run(call: &Call) -> ToolResult {
                 title: format!("Replace the content of pad \"{id}\"?"),
                 hint: "Tick the box to replace it; leave it unticked to keep the pad as it is.",
             };
-            call.approve(&proposal, &pad_of(socket, call)?)?;
+            call.approve(&proposal, &pad_of(socket, call, Some(queued))?)?;
         }
         let operation = Builder::new().delete(before).insert(text).finish();
         // Whatever this removes, a person approved (a non-empty pad asks).

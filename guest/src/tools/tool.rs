@@ -213,6 +213,14 @@ impl<'a> Call<'a> {
         self.guard.asked_at()
     }
 
+    /// Whether this request brought an approval to use: a person's answer
+    /// with its question's state, or a confirmation token (valid or not).
+    /// A write that may use one takes its place among the pad's writes
+    /// first (`session::take_place`).
+    pub fn carries_approval(&self) -> bool {
+        self.guard.answers.state.is_some() || self.guard.answers.token.is_some()
+    }
+
     /// When the Rustpad instance started (`/api/stats`), read once per call.
     /// Read after the call's session joined the pad: if Rustpad restarted
     /// after the read, that session breaks and nothing is written on it.
