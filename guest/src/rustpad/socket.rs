@@ -130,6 +130,12 @@ impl PadSocket {
             state: PadState::new(id, track),
             marks_sent: 0,
         };
+        if track.authorship {
+            // Before the snapshot is folded: text is credited as it comes.
+            socket
+                .state
+                .know_own_writers(writers::noted(&writers_key(id)));
+        }
         let result = socket.synchronise(barrier, deadline);
         match result {
             Ok(()) => Ok(socket),

@@ -176,6 +176,14 @@ impl PadState {
         }
     }
 
+    /// Tells the record of who wrote what which connections the host noted
+    /// this process wrote over (see [`Authorship::know_own_writers`]).
+    pub(super) fn know_own_writers(&mut self, noted: Vec<(u64, Option<u64>)>) {
+        if let Some(authorship) = &mut self.authorship {
+            authorship.know_own_writers(noted);
+        }
+    }
+
     /// Who wrote what, for a session that follows it.
     pub fn authorship(&self) -> Option<&Authorship> {
         self.authorship.as_ref()

@@ -28,12 +28,26 @@
 //!   nothing do not count, so nothing a model does through it moves the
 //!   window on; people typing a page or so do.
 //!
-//! Text a writer of this server's inserted is left out of the pad's size
-//! (padding a pad with new text first does not dilute the rule) for as long
-//! as it is in the pad: removed, approved or not, it leaves the count. Marks
-//! can be copied, but only onto one's own connection's entries, and a mark
-//! only ever makes the rule stricter there, except that an approved
-//! connection's own removals are not counted again.
+//! Who inserted the text matters ([`Credit`]), read from the history:
+//!
+//! - *own* text, which a write of this process's inserted (the host's record
+//!   of the connections it wrote over, checked against the history: see
+//!   `rustpad::authorship`): revising a draft of one's own takes nothing of
+//!   anyone else's, so removing it does not count against the half; it is
+//!   left out of the pad's size too, so padding a pad first does not dilute
+//!   the rule. Hosts that keep nothing have no such record, and no own text.
+//! - *marked* text, which any other writer of rustpad-mcp's inserted:
+//!   another deployment's (a person's assistant writing a draft through its
+//!   own server), this one's where it keeps no record (an earlier process, a
+//!   host that keeps nothing, a write the record has let go of), or text of
+//!   someone who copied a mark. Marks carry no key, so it cannot be told
+//!   whose, and it is treated both ways that are safe: removing it counts,
+//!   against half of all the marked text the pad has held lately (what is
+//!   there, and the counted removals of it), as a person's text counts
+//!   against half of theirs; and it is left out of the people's share, so
+//!   padding through any deployment does not dilute the rule for people's
+//!   text.
+//! - the rest, people's text: the half above.
 //!
 //! Removals sent at the same moment are judged one after the other: a
 //! call that would remove text first takes its place in Rustpad's order of
@@ -50,21 +64,21 @@
 //! full tally) asks, and a removal the tally cannot record is not made
 //! without asking.
 //!
-//! What an edit removes of text a writer of this server's inserted does not
-//! count against the half (revising a draft of one's own takes nothing of
-//! anyone else's); it does count toward [`MAX_REMOVED_CHARS`], which bounds
-//! every removal whoever wrote the text.
+//! [`MAX_REMOVED_CHARS`] bounds every removal whoever wrote the text.
+
+mod change;
 
 use std::collections::HashSet;
 
-use operational_transform::{Operation, OperationSeq};
+use operational_transform::OperationSeq;
 
 use crate::digest;
 use crate::grants::tally::{self, Amount, Turn};
-use crate::rustpad::authorship::Authorship;
+use crate::rustpad::authorship::{Authorship, Credit};
 use crate::rustpad::marks::Class;
 use crate::rustpad::socket::Queue;
-use crate::text::{count, count_as, shared_ends};
+use crate::text::{count, count_as};
+pub use change::Change;
 
 /// Text-changing entries of unmarked connections that the window spans (see above).
 pub const WINDOW_EDITS: u64 = 1_000;
@@ -88,62 +102,6 @@ pub fn share_in_words() -> &'static str {
         3 => "a third",
         4 => "a quarter",
         _ => "a part",
-    }
-}
-
-/// What an edit takes out of a pad and puts in, in code points.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Change {
-    pub removed: usize,
-    pub inserted: usize,
-}
-
-impl Change {
-    /// Replacing `old` with `new`: what they share at both ends stays.
-    pub fn between(old: &str, new: &str) -> Change {
-        let (prefix, suffix) = shared_ends(old, new);
-        let kept = prefix + suffix;
-        Change {
-            removed: old.chars().count() - kept,
-            inserted: new.chars().count() - kept,
-        }
-    }
-
-    /// What an operation takes out and puts in.
-    pub fn of_operation(operation: &OperationSeq) -> Change {
-        operation
-            .ops()
-            .iter()
-            .fold(Change::default(), |change, part| match part {
-                Operation::Delete(n) => Change {
-                    removed: change.removed + *n as usize,
-                    ..change
-                },
-                Operation::Insert(text) => Change {
-                    inserted: change.inserted + text.chars().count(),
-                    ..change
-                },
-                Operation::Retain(_) => change,
-            })
-    }
-
-    /// The same change made `times` times.
-    pub fn times(self, times: usize) -> Change {
-        Change {
-            removed: self.removed * times,
-            inserted: self.inserted * times,
-        }
-    }
-}
-
-impl std::ops::Add for Change {
-    type Output = Change;
-
-    fn add(self, other: Change) -> Change {
-        Change {
-            removed: self.removed + other.removed,
-            inserted: self.inserted + other.inserted,
-        }
     }
 }
 
@@ -199,12 +157,12 @@ impl<'a> Ledger<'a> {
     /// or [`Removal::give_back_turn`] is called.
     pub fn judge(&self, pad_chars: usize, operation: &OperationSeq) -> Removal {
         let change = Change::of_operation(operation);
-        let ours = self
+        let credit = self
             .history
-            .and_then(|history| history.ours_removed_by(operation))
-            .unwrap_or(0);
+            .and_then(|history| history.removed_by(operation))
+            .unwrap_or_default();
         if change.removed == 0 {
-            return self.measure(pad_chars, change, ours, Some(&[]), None);
+            return self.measure(pad_chars, change, credit, Some(&[]), None);
         }
         let key = tally_key(self.pad);
         let turn = tally::take_turn(&key, (QUEUE_SECONDS * 1000) as u32);
@@ -215,18 +173,18 @@ impl<'a> Ledger<'a> {
             };
             tally::add(&key, &read, TALLY_WINDOW_SECONDS)
         });
-        let mut removal = self.measure(pad_chars, change, ours, tallied.as_deref(), turn);
+        let mut removal = self.measure(pad_chars, change, credit, tallied.as_deref(), turn);
         removal.waited_for_turn = removal.turn.is_none();
         removal
     }
 
-    /// The same, with what the host's tally holds for the pad (None: it
-    /// could not say) and the turn.
+    /// The same, with who inserted what it removes (`credit`), what the
+    /// host's tally holds for the pad (None: it could not say) and the turn.
     fn measure(
         &self,
         pad_chars: usize,
         change: Change,
-        ours: u64,
+        credit: Credit,
         tallied: Option<&[Amount]>,
         turn: Option<Turn>,
     ) -> Removal {
@@ -235,19 +193,34 @@ impl<'a> Ledger<'a> {
             Some(counted) => self.not_shown(amounts, counted),
             None => amounts.iter().map(|amount| amount.value).sum(),
         });
-        let in_text = self.history.map_or(0, Authorship::ours_in_text);
+        let in_text = self
+            .history
+            .map_or_else(Credit::default, Authorship::in_text);
+        let counted = history.clone().unwrap_or_default();
+        let removed = change.removed as u64;
+        let credit = Credit {
+            own: credit.own.min(removed),
+            marked: credit.marked.min(removed - credit.own.min(removed)),
+        };
         Removal {
             pad: self.pad.to_string(),
             change,
-            ours: ours.min(change.removed as u64),
+            credit,
             pad_chars: pad_chars as u64,
             // What only the tally holds is not put back: the session's
             // text may still hold it (a snapshot taken before that
             // removal landed), and counting it there too would dilute the
             // rule.
-            baseline: (pad_chars as u64).saturating_sub(in_text)
-                + history.as_ref().map_or(0, |counted| counted.theirs),
-            history: history.map(|counted| (counted.all, counted.theirs)),
+            share_of: Shares {
+                people: (pad_chars as u64).saturating_sub(in_text.own + in_text.marked)
+                    + counted.people,
+                marked: in_text.marked + counted.marked,
+            },
+            history: history.map(|counted| Shares {
+                people: counted.people,
+                marked: counted.marked,
+            }),
+            counted_all: counted.all,
             tallied,
             queue: self.queue,
             turn,
@@ -275,7 +248,8 @@ impl<'a> Ledger<'a> {
                 continue;
             }
             counted.all += removal.chars;
-            counted.theirs += removal.chars - removal.ours;
+            counted.marked += removal.credit.marked;
+            counted.people += removal.chars - removal.credit.own - removal.credit.marked;
             counted.authors.insert(removal.author);
         }
         Some(counted)
@@ -315,10 +289,19 @@ fn tally_key(pad: &str) -> String {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Counted {
     all: u64,
-    /// Of characters no writer of this server's had inserted.
-    theirs: u64,
+    /// Of people's text (no marked writer had inserted it).
+    people: u64,
+    /// Of marked text (see the module's text).
+    marked: u64,
     /// The connections that made them.
     authors: HashSet<u64>,
+}
+
+/// An amount for each share the rule keeps: people's text, and marked text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Shares {
+    people: u64,
+    marked: u64,
 }
 
 /// An edit's removals measured against the pad and the recent past.
@@ -326,18 +309,21 @@ struct Counted {
 pub struct Removal {
     pad: String,
     change: Change,
-    /// Of what it removes, the characters a writer of this server's inserted.
-    ours: u64,
+    /// Of what it removes, the own and the marked text.
+    credit: Credit,
     pad_chars: u64,
-    /// What the history counts, all and of others' text; None: it could
-    /// not be read.
-    history: Option<(u64, u64)>,
+    /// Each share as the pad's history holds it lately: the text there and
+    /// its counted removals, put back (see the module's text).
+    share_of: Shares,
+    /// What the history counts of each share's text; None: it could not
+    /// be read.
+    history: Option<Shares>,
+    /// Everything the history counts, whoever wrote it.
+    counted_all: u64,
     /// This process's unasked removals the history does not show, where
     /// the host keeps them (0 where none is kept); None: the host could not
     /// say.
     tallied: Option<u64>,
-    /// The pad as others left it (see the module's text).
-    baseline: u64,
     queue: Queue,
     /// The host's turn for the pad, while this removal holds it.
     turn: Option<Turn>,
@@ -347,26 +333,40 @@ pub struct Removal {
     made_at: String,
 }
 
+/// Every removal counted, this one's included: in all, and of each share.
+struct Totals {
+    all: u64,
+    gone: Shares,
+}
+
 impl Removal {
     /// The characters this edit removes.
     pub fn removed(&self) -> usize {
         self.change.removed
     }
 
-    /// What it removes of text others wrote.
-    fn theirs(&self) -> u64 {
-        self.change.removed as u64 - self.ours
+    /// What it removes of each share.
+    fn own_shares(&self) -> Shares {
+        Shares {
+            people: self.change.removed as u64 - self.credit.own - self.credit.marked,
+            marked: self.credit.marked,
+        }
     }
 
-    /// Every removal counted, this one's included, and of others' text;
-    /// None when a record cannot be read.
-    fn totals(&self) -> Option<(u64, u64)> {
-        let (all, theirs) = self.history?;
+    /// Every removal counted, this one's included; None when a record
+    /// cannot be read. What the tally adds is counted as people's text,
+    /// which it may be.
+    fn totals(&self) -> Option<Totals> {
+        let history = self.history?;
         let tallied = self.tallied?;
-        Some((
-            all + tallied + self.change.removed as u64,
-            theirs + tallied + self.theirs(),
-        ))
+        let this = self.own_shares();
+        Some(Totals {
+            all: self.counted_all + tallied + self.change.removed as u64,
+            gone: Shares {
+                people: history.people + tallied + this.people,
+                marked: history.marked + this.marked,
+            },
+        })
     }
 
     /// Whether a person must approve this edit.
@@ -377,15 +377,16 @@ impl Removal {
         if self.queue != Queue::Clear || self.waited_for_turn {
             return true;
         }
-        match self.totals() {
-            None => true,
-            Some((all, theirs)) => {
-                all > MAX_REMOVED_CHARS
-                    || (self.theirs() > 0
-                        && self.baseline > 0
-                        && theirs * MAX_REMOVED_PARTS > self.baseline)
-            }
-        }
+        let Some(totals) = self.totals() else {
+            return true;
+        };
+        let this = self.own_shares();
+        let past_half = |gone: u64, of: u64| gone * MAX_REMOVED_PARTS > of;
+        totals.all > MAX_REMOVED_CHARS
+            || (this.people > 0
+                && self.share_of.people > 0
+                && past_half(totals.gone.people, self.share_of.people))
+            || (this.marked > 0 && past_half(totals.gone.marked, self.share_of.marked))
     }
 
     /// Takes this removal, about to be made unasked, into the host's tally
@@ -415,10 +416,16 @@ impl Removal {
             "This removes {removed} of the pad's {}.",
             count(self.pad_chars, "character")
         )];
-        if self.ours > 0 {
+        if self.credit.own > 0 {
             facts.push(format!(
                 "Of these, {} text this server wrote, which counts only toward the limit of {MAX_REMOVED_CHARS}.",
-                count_as(self.ours, "is", "are")
+                count_as(self.credit.own, "is", "are")
+            ));
+        }
+        if self.credit.marked > 0 {
+            facts.push(format!(
+                "Of these, {} text another writer of rustpad-mcp's put there (another server, or this one at an earlier time), which counts as its author's.",
+                count_as(self.credit.marked, "is", "are")
             ));
         }
         if let Queue::Behind { writers } = self.queue {
@@ -436,19 +443,29 @@ impl Removal {
                 "Another call of this server's was deciding a removal from this pad and had not finished after {QUEUE_SECONDS} seconds."
             ));
         }
-        match self.totals() {
-            None => facts.push(
+        let Some(totals) = self.totals() else {
+            facts.push(
                 "This server could not read what was removed from this pad lately (the pad's history is longer than it follows, or this server's count is full), so it asks."
                     .into(),
-            ),
-            Some((_, theirs)) if theirs > self.theirs() || self.baseline != self.pad_chars => {
-                facts.push(format!(
-                    "With what was removed from the pad lately without a person's approval (by this server, or by connections that have since left it), {} would be gone, of the {} that this server did not write.",
-                    count(theirs, "character"),
-                    self.baseline
-                ));
-            }
-            Some(_) => {}
+            );
+            return facts;
+        };
+        let this = self.own_shares();
+        if this.people > 0
+            && (totals.gone.people > this.people || self.share_of.people != self.pad_chars)
+        {
+            facts.push(format!(
+                "With what was removed from the pad lately without a person's approval (by this server, or by connections that have since left it), {} would be gone, of the {} that no writer of rustpad-mcp's wrote.",
+                count(totals.gone.people, "character"),
+                self.share_of.people
+            ));
+        }
+        if this.marked > 0 {
+            facts.push(format!(
+                "Of the {} that writers of rustpad-mcp's other than this server put in the pad lately, {} would be gone.",
+                count(self.share_of.marked, "character"),
+                totals.gone.marked
+            ));
         }
         facts
     }

@@ -5,6 +5,8 @@ use crate::rustpad::ot::Operation;
 struct History {
     authorship: Authorship,
     length: usize,
+    /// Entries followed.
+    entries: u64,
     /// People at work in the pad now.
     present: Vec<u64>,
 }
@@ -14,6 +16,7 @@ impl History {
         History {
             authorship: Authorship::new(),
             length: 0,
+            entries: 0,
             present: Vec::new(),
         }
     }
@@ -23,6 +26,7 @@ impl History {
         let operation: Operation = serde_json::from_str(&wire).unwrap();
         self.length = operation.to_seq().target_len() as usize;
         self.authorship.follow(author, &operation);
+        self.entries += 1;
         self
     }
 
@@ -53,21 +57,46 @@ impl History {
         self
     }
 
-    fn judge(&self, removed: usize) -> Removal {
-        self.judge_with(removed, 0, &[])
+    /// The same, as a write this process's host noted (its last entry is
+    /// the edit).
+    fn write_own(
+        &mut self,
+        connection: u64,
+        approved: bool,
+        edit: serde_json::Value,
+    ) -> &mut History {
+        let last = self.entries + Mark::of(approved).entries() as u64 + 1;
+        self.authorship.know_own_writers([(connection, Some(last))]);
+        self.write(connection, approved, edit)
     }
 
-    /// Removing `removed` characters, `ours` of them this server's, with
-    /// what the host's tally holds, noted as made over Rustpad instance 7.
-    fn judge_with(&self, removed: usize, ours: u64, tallied: &[Amount]) -> Removal {
+    /// Removing the first `removed` characters of the pad, with nothing in
+    /// the host's tally.
+    fn judge(&self, removed: usize) -> Removal {
+        self.judge_with(removed, &[])
+    }
+
+    /// Removing the first `removed` characters of the pad, with what the
+    /// host's tally holds, noted as made over Rustpad instance 7.
+    fn judge_with(&self, removed: usize, tallied: &[Amount]) -> Removal {
+        self.judge_at(0, removed, tallied)
+    }
+
+    /// Removing `removed` characters from `at` on.
+    fn judge_at(&self, at: usize, removed: usize, tallied: &[Amount]) -> Removal {
         let at_work = |author: u64| self.present.contains(&author);
+        let mut operation = OperationSeq::default();
+        operation.retain(at as u64);
+        operation.delete(removed as u64);
+        operation.retain((self.length - at - removed) as u64);
+        let credit = self.authorship.removed_by(&operation).unwrap();
         let change = Change {
             removed,
             inserted: 0,
         };
         Ledger::of("pad", Some(&self.authorship), &at_work)
             .made_over(7, 99)
-            .measure(self.length, change, ours, Some(tallied), None)
+            .measure(self.length, change, credit, Some(tallied), None)
     }
 }
 
@@ -226,32 +255,72 @@ fn added_text_removed_with_approval_takes_its_credit_with_it() {
 }
 
 #[test]
-fn a_draft_of_this_servers_beside_a_persons_text_can_be_removed() {
+fn a_draft_of_this_processs_beside_a_persons_text_can_be_removed() {
     // 1,700 characters of a person's, then a 3,000-character draft.
     let mut history = History::seeded(1_700);
-    history.write(1, false, serde_json::json!([1_700, "d".repeat(3_000)]));
-    let draft = history.judge_with(3_000, 3_000, &[]);
+    history.write_own(1, false, serde_json::json!([1_700, "d".repeat(3_000)]));
+    let draft = history.judge_at(1_700, 3_000, &[]);
     assert!(!draft.needs_person(), "{:?}", draft.facts());
     // Of the person's text, half is still the most.
-    assert!(!history.judge_with(3_850, 3_000, &[]).needs_person());
-    assert!(history.judge_with(3_851, 3_000, &[]).needs_person());
+    assert!(!history.judge_at(850, 3_850, &[]).needs_person());
+    assert!(history.judge_at(849, 3_851, &[]).needs_person());
     // Past ten thousand, whoever wrote it, it asks.
     let mut history = History::seeded(1_700);
-    history.write(1, false, serde_json::json!([1_700, "d".repeat(20_000)]));
-    assert!(history.judge_with(10_001, 10_001, &[]).needs_person());
+    history.write_own(1, false, serde_json::json!([1_700, "d".repeat(20_000)]));
+    assert!(history.judge_at(1_700, 10_001, &[]).needs_person());
 }
 
 #[test]
-fn text_this_server_wrote_can_be_revised() {
+fn text_this_process_wrote_can_be_revised() {
     let mut history = History::new();
-    history.write(1, false, serde_json::json!(["d".repeat(500)]));
+    history.write_own(1, false, serde_json::json!(["d".repeat(500)]));
     assert!(!history.judge(300).needs_person());
-    history.write(2, false, cut(300, 500));
+    history.write_own(2, false, cut(300, 500));
     assert!(!history.judge(100).needs_person());
     // Past ten thousand it asks all the same.
     let mut history = History::new();
-    history.write(1, false, serde_json::json!(["d".repeat(50_000)]));
+    history.write_own(1, false, serde_json::json!(["d".repeat(50_000)]));
     assert!(history.judge(10_001).needs_person());
+}
+
+#[test]
+fn another_writers_draft_counts_as_its_authors() {
+    // A 4,000-character draft by a writer this process has no record of
+    // (another deployment), then a person's 100 characters.
+    let mut history = History::new();
+    history.write(1, false, serde_json::json!(["d".repeat(4_000)]));
+    history.entry(u64::MAX, serde_json::json!([4_000, "p".repeat(100)]));
+    let whole = history.judge(4_000);
+    assert!(whole.needs_person(), "{:?}", whole.facts());
+    assert!(
+        whole.facts()[1].contains("4000 are text another writer of rustpad-mcp's put there"),
+        "{:?}",
+        whole.facts()
+    );
+    assert!(
+        whole.facts()[2].contains("Of the 4000 characters that writers of rustpad-mcp's other than this server put in the pad lately, 4000 would be gone."),
+        "{:?}",
+        whole.facts()
+    );
+    // Half of it, in two calls, goes unasked; a character more asks.
+    assert!(!history.judge(1_500).needs_person());
+    history.write(2, false, cut(1_500, 4_100));
+    assert!(!history.judge(500).needs_person());
+    assert!(history.judge(501).needs_person());
+    // It does not pad the people's share: half of the person's text is the most.
+    assert!(!history.judge_at(2_500, 50, &[]).needs_person());
+    assert!(history.judge_at(2_500, 51, &[]).needs_person());
+}
+
+#[test]
+fn a_writer_noted_by_this_process_at_another_revision_is_another_writer() {
+    // The same connection number after Rustpad restarted: not the write
+    // this process made.
+    let mut history = History::new();
+    history.authorship.know_own_writers([(1, Some(9))]);
+    history.write(1, false, serde_json::json!(["d".repeat(1_000)]));
+    assert!(history.judge(600).needs_person());
+    assert!(!history.judge(500).needs_person());
 }
 
 #[test]
@@ -281,10 +350,11 @@ fn a_record_that_cannot_be_read_asks() {
     let history = History::seeded(1_000);
     let at_work = |_: u64| false;
     let change = ONE_REMOVED;
-    let unread = Ledger::of("pad", None, &at_work).measure(1_000, change, 0, Some(&[]), None);
+    let none = Credit::default();
+    let unread = Ledger::of("pad", None, &at_work).measure(1_000, change, none, Some(&[]), None);
     assert!(unread.needs_person());
     let full = Ledger::of("pad", Some(&history.authorship), &at_work)
-        .measure(1_000, change, 0, None, None);
+        .measure(1_000, change, none, None, None);
     assert!(full.needs_person());
     assert!(
         full.facts()[1].contains("could not read"),
@@ -300,7 +370,7 @@ fn earlier_writes_still_under_way_make_it_ask() {
     let change = ONE_REMOVED;
     let behind = Ledger::of("pad", Some(&history.authorship), &at_work)
         .queued(Queue::Behind { writers: 2 })
-        .measure(1_000, change, 0, Some(&[]), None);
+        .measure(1_000, change, Credit::default(), Some(&[]), None);
     assert!(behind.needs_person());
     assert!(
         behind.facts()[1].starts_with("2 other writes of this server's"),
@@ -310,7 +380,7 @@ fn earlier_writes_still_under_way_make_it_ask() {
     // Removing nothing goes ahead whatever is under way.
     let nothing = Ledger::of("pad", Some(&history.authorship), &at_work)
         .queued(Queue::Behind { writers: 2 })
-        .measure(1_000, Change::default(), 0, Some(&[]), None);
+        .measure(1_000, Change::default(), Credit::default(), Some(&[]), None);
     assert!(!nothing.needs_person());
 }
 
@@ -328,23 +398,23 @@ fn the_tally_adds_what_the_history_does_not_show_once() {
     history.write(1, false, cut(40, 100));
     let shown = [noted(40, "7/1")];
     // The history shows it: counted once (40 + 9 = 49 of 100).
-    assert!(!history.judge_with(9, 0, &shown).needs_person());
-    assert!(history.judge_with(11, 0, &shown).needs_person());
+    assert!(!history.judge_with(9, &shown).needs_person());
+    assert!(history.judge_with(11, &shown).needs_person());
     // Noted over another Rustpad instance, or with no note: the history cannot be showing it.
-    assert!(history.judge_with(9, 0, &[noted(40, "6/1")]).needs_person());
-    assert!(history.judge_with(9, 0, &[noted(40, "")]).needs_person());
+    assert!(history.judge_with(9, &[noted(40, "6/1")]).needs_person());
+    assert!(history.judge_with(9, &[noted(40, "")]).needs_person());
     // A removal the tally holds whose connection the history does not show counts too, but
     // is not put back into the pad's size, which may still hold it (40 + 10 + 1 > 100 / 2).
     let both = [noted(40, "7/1"), noted(10, "7/5")];
-    assert!(history.judge_with(1, 0, &both).needs_person());
-    assert!(!history.judge_with(1, 0, &both[..1]).needs_person());
+    assert!(history.judge_with(1, &both).needs_person());
+    assert!(!history.judge_with(1, &both[..1]).needs_person());
     // Once the window has moved past connection 1's removal, the tally still counts it.
     history.present.push(2);
     history.retyping(2, WINDOW_CHARS / 2);
     let forgotten = history.judge(30);
     assert!(!forgotten.needs_person());
     assert_eq!(forgotten.facts().len(), 1, "{:?}", forgotten.facts());
-    let remembered = history.judge_with(30, 0, &shown);
+    let remembered = history.judge_with(30, &shown);
     assert!(remembered.needs_person(), "{:?}", remembered.facts());
     assert!(
         remembered.facts()[1].contains("70 characters would be gone, of the 60"),
