@@ -8,6 +8,7 @@ use rustpad_mcp_rules::headers::StandardHeaders;
 
 use crate::config::Config;
 use crate::rustpad::fold::{self, Lengths};
+use crate::rustpad::marks::{Classes, changes_nothing};
 use crate::rustpad::ot::{Document, Operation};
 use crate::rustpad::state::{PadState, Track, UserOperation};
 
@@ -103,7 +104,8 @@ pub fn fold(input: &[u8]) {
 
 /// The fast fold of lengths against the full parse and fold: `input` is a
 /// History's entries (`[{"id":…,"operation":[…]}, …]`). Both must accept and
-/// refuse alike and agree on every length, revision and edit of ours.
+/// refuse alike and agree on every length, revision and edit of ours, and
+/// on the class each connection's entries give it.
 pub fn fold_lengths(input: &[u8]) {
     const ME: u64 = 7;
     let Ok(entries) = std::str::from_utf8(input) else {
@@ -117,33 +119,55 @@ pub fn fold_lengths(input: &[u8]) {
             ours: 0,
             last_ours: None,
         };
-        let fast = fold::fold_lengths(entries, start, skip, Some(ME), deadline, 4096);
+        let mut classes = Classes::default();
+        let fast = fold::fold_lengths(
+            entries,
+            start,
+            skip,
+            Some(ME),
+            deadline,
+            4096,
+            Some(&mut classes),
+        );
         let full = full_fold(entries, skip as usize, ME);
         match (&fast, &full) {
-            (Ok(fast), Some(full)) => assert_eq!(fast, full, "{entries}"),
+            (Ok(fast), Some((full, full_classes))) => {
+                assert_eq!(fast, full, "{entries}");
+                for author in full_classes.connections().chain(classes.connections()) {
+                    assert_eq!(
+                        classes.class(author),
+                        full_classes.class(author),
+                        "connection {author} in {entries}"
+                    );
+                }
+            }
             (Err(_), None) => {}
             _ => panic!("the folds disagree on {entries:?}: fast {fast:?}, full {full:?}"),
         }
     }
 }
 
-/// What a session keeping the text would make of `entries`, in lengths.
-fn full_fold(entries: &str, skip: usize, me: u64) -> Option<Lengths> {
+/// What a session keeping the text would make of `entries`, in lengths,
+/// and of its connections' classes.
+fn full_fold(entries: &str, skip: usize, me: u64) -> Option<(Lengths, Classes)> {
     let entries: Vec<UserOperation> = serde_json::from_str(entries).ok()?;
     let mut document = Document::lengths_only();
+    let mut classes = Classes::default();
     let (mut revision, mut ours, mut last_ours) = (0, 0, None);
     for entry in entries.iter().skip(skip) {
         document.apply(&entry.operation).ok()?;
+        classes.follow(entry.id, changes_nothing(&entry.operation));
         revision += 1;
         if entry.id == me {
             ours += 1;
             last_ours = Some(revision);
         }
     }
-    Some(Lengths {
+    let lengths = Lengths {
         length: document.len() as u64,
         revision,
         ours,
         last_ours,
-    })
+    };
+    Some((lengths, classes))
 }

@@ -306,6 +306,37 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
       }
     });
 
+    it('draws a person who calls themselves rustpad-mcp as a person', async (t) => {
+      const id = padId(`view-namesake-${target().slug}`);
+      await rustpad.seed(id, { text: 'one\ntwo\n' });
+      // Any case, and with a bidi control inside (the server strips it from names): only the
+      // pad's history says who writes.
+      const names = ['rustpad-mcp', 'RUSTPAD-MCP', 'rustpad\u202e-mcp'];
+      const people = [];
+      for (const name of names) people.push(await rustpad.person(id, name));
+      const host = await openHost(session.client);
+      try {
+        await people[0].point([1]);
+        await people[1].point([5]);
+        await people[2].point([6]);
+        const { frame } = await show(host, session.client, 'get_document', { id });
+        const view = await waitInFrame(
+          frame,
+          readView,
+          (v) => v.state === 'live' && v.lines.flatMap((line) => line.people).length === names.length,
+          { what: 'three people named like this server' },
+        );
+        assert.deepEqual(view.lines.map((line) => line.people), [['rustpad-mcp'], ['RUSTPAD-MCP', 'rustpad-mcp'], []]);
+        assert.deepEqual(view.lines.flatMap((line) => line.writers), [], 'a person was drawn as this server');
+        const listed = await frame.evaluate(() => [...document.querySelectorAll('#people li')].map((item) => item.className));
+        assert.deepEqual(listed, ['', '', '']);
+        await screenshot(t, host, `${target().slug}-namesakes`);
+      } finally {
+        await host.close();
+        for (const person of people) await person.leave();
+      }
+    });
+
     it('keeps markup, links and bidi controls from the pad as text', async (t) => {
       const { lines, text, name } = hostile(shared.canary.url);
       const id = padId(`view-hostile-${target().slug}`);

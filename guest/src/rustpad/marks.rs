@@ -18,9 +18,14 @@
 //! entries do not move the window on), and an approved mark only to leave
 //! that one connection's removals out of the count.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::ot::{Builder, Operation, Part};
+
+/// Connections [`Classes`] follows; past it, a new one counts as unmarked.
+const MAX_CLASSIFIED: usize = 100_000;
 
 /// What a connection's first entries said about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +110,47 @@ impl Classifier {
 impl Default for Classifier {
     fn default() -> Classifier {
         Classifier::new()
+    }
+}
+
+/// Every connection's class, as a history's entries arrive: what a read
+/// needs to tell this server's writers among the people in a pad, without
+/// the rest of who wrote what (`authorship`).
+#[derive(Debug, Default)]
+pub struct Classes {
+    classes: HashMap<u64, Classifier>,
+}
+
+impl Classes {
+    /// Takes connection `author`'s next entry.
+    pub fn follow(&mut self, author: u64, keeps_everything: bool) {
+        let full = self.classes.len() >= MAX_CLASSIFIED;
+        match self.classes.get_mut(&author) {
+            Some(classifier) => {
+                classifier.follow(keeps_everything);
+            }
+            // Unfollowed, its entries later in the history would be taken
+            // for its first: it stays unmarked instead.
+            None if full => {}
+            None => {
+                let mut classifier = Classifier::new();
+                classifier.follow(keeps_everything);
+                self.classes.insert(author, classifier);
+            }
+        }
+    }
+
+    /// The class connection `author`'s entries gave it (unmarked when it
+    /// made none, or more connections than are followed came first).
+    pub fn class(&self, author: u64) -> Class {
+        self.classes
+            .get(&author)
+            .map_or(Class::Unmarked, Classifier::class)
+    }
+
+    /// The connections followed, in no order.
+    pub fn connections(&self) -> impl Iterator<Item = u64> + '_ {
+        self.classes.keys().copied()
     }
 }
 

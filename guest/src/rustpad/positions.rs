@@ -168,6 +168,17 @@ where
     deserializer.deserialize_seq(FirstFew(PhantomData))
 }
 
+/// Someone in the pad with carets or selections, as a session knows them.
+pub struct Placed<'a> {
+    /// The name they gave, cleaned.
+    pub name: &'a str,
+    pub positions: &'a Positions,
+    /// Their connection's history shows a writer's mark (see
+    /// `PadState::is_writer`): a write of rustpad-mcp's, or someone
+    /// who copied the mark onto their own connection.
+    pub writer: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

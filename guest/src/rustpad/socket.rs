@@ -278,6 +278,15 @@ impl PadSocket {
         operation: serde_json::Value,
         shown: Option<Change>,
     ) -> Result<(), Error> {
+        let owed = mark.entries().saturating_sub(self.marks_sent);
+        for _ in 0..owed {
+            // Pipelined: each is a whole-text keep at the current revision.
+            self.send_mark()?;
+        }
+        // The caret after the mark: Rustpad records the mark before it
+        // relays the caret, so whoever sees the caret and then reads the
+        // history finds this connection marked as a writer, not a person
+        // who took the name.
         if let Some(Change { at, replaced }) = shown {
             let selections: &[[u64; 2]] = if replaced > 0 {
                 &[[at, at + replaced]]
@@ -285,11 +294,6 @@ impl PadSocket {
                 &[]
             };
             self.send(&json!({ "CursorData": { "cursors": [at], "selections": selections } }))?;
-        }
-        let owed = mark.entries().saturating_sub(self.marks_sent);
-        for _ in 0..owed {
-            // Pipelined: each is a whole-text keep at the current revision.
-            self.send_mark()?;
         }
         let sent = self.send(&json!({ "Edit": { "revision": revision, "operation": operation } }));
         if let Err(error) = sent {

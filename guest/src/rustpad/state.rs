@@ -15,11 +15,11 @@ use super::Error;
 use super::authorship::Authorship;
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::heard::{self, Edit};
-use super::marks;
+use super::marks::{self, Class, Classes};
 use super::order::{Heard, Roster};
 use super::ot::Document;
 pub(crate) use super::ot::UserOperation;
-use super::positions::{self, Positions};
+use super::positions::{self, Placed, Positions};
 use super::since::Since;
 pub use super::track::Track;
 use crate::text::{self, MAX_LABEL_CHARS};
@@ -88,6 +88,9 @@ pub struct PadState {
     pub(super) positions: BTreeMap<u64, Positions>,
     pub(super) since: Option<Since>,
     pub(super) authorship: Option<Authorship>,
+    /// Which connections are writers of rustpad-mcp's, for a session that
+    /// reports people and does not follow who wrote what (which knows).
+    pub(super) classes: Option<Classes>,
     pub(super) heard: Option<heard::Heard>,
     /// Who was at the pad, for telling when earlier writes are done (kept
     /// with the authorship).
@@ -116,6 +119,7 @@ impl PadState {
             positions: BTreeMap::new(),
             since: track.since.map(Since::from),
             authorship: track.authorship.then(Authorship::new),
+            classes: ((track.people || track.text) && !track.authorship).then(Classes::default),
             heard: track.heard.map(heard::Heard::after),
             roster: track.authorship.then(Roster::new),
             own_entries: 0,
@@ -234,12 +238,30 @@ impl PadState {
     }
 
     /// Where the others who have the pad open and said who they are have
-    /// their carets and selections, by name, in connection order.
-    pub fn people_positions(&self) -> Vec<(&str, &Positions)> {
+    /// their carets and selections, in connection order.
+    pub fn people_positions(&self) -> Vec<Placed<'_>> {
         self.positions
             .iter()
-            .filter_map(|(id, positions)| Some((self.user_name(*id)?, positions)))
+            .filter_map(|(id, positions)| {
+                Some(Placed {
+                    name: self.user_name(*id)?,
+                    positions,
+                    writer: self.is_writer(*id),
+                })
+            })
             .collect()
+    }
+
+    /// Whether connection `id` marked its entries as a writer of
+    /// rustpad-mcp's, as far as the history this session folded shows (a
+    /// session that follows neither who wrote what nor people cannot say).
+    pub fn is_writer(&self, id: u64) -> bool {
+        let class = match (&self.authorship, &self.classes) {
+            (Some(authorship), _) => authorship.class(id),
+            (None, Some(classes)) => classes.class(id),
+            (None, None) => Class::Unmarked,
+        };
+        class != Class::Unmarked
     }
 
     /// Parses one frame from Rustpad and folds it in.
@@ -253,7 +275,10 @@ impl PadState {
                 last_ours: None,
             };
             let check_every = DEADLINE_CHECK_EVERY as u64;
-            if let Some(folded) = fold_history_frame(frame, from, self.me, deadline, check_every) {
+            let classes = self.classes.as_mut();
+            if let Some(folded) =
+                fold_history_frame(frame, from, self.me, deadline, check_every, classes)
+            {
                 let folded = folded.map_err(|problem| self.refusal(problem))?;
                 self.document.set_length(folded.length as usize);
                 if folded.revision != self.revision {
@@ -396,6 +421,9 @@ impl PadState {
             if let Some(authorship) = &mut self.authorship {
                 authorship.follow(entry.id, &entry.operation);
             }
+            if let Some(classes) = &mut self.classes {
+                classes.follow(entry.id, marks::changes_nothing(&entry.operation));
+            }
             if let Some(heard) = &mut self.heard {
                 heard.hear(Edit {
                     revision: self.revision,
@@ -435,6 +463,7 @@ impl PadState {
             self.me,
             deadline,
             DEADLINE_CHECK_EVERY as u64,
+            self.classes.as_mut(),
         )?;
         self.document.set_length(folded.length as usize);
         if folded.revision != self.revision {

@@ -12,6 +12,10 @@ pub struct Track {
     pub(super) authorship: bool,
     /// Who made each edit after this revision (see [`Heard`](super::heard::Heard)), for a watch.
     pub(super) heard: Option<u64>,
+    /// Which connections are writers of rustpad-mcp's (see
+    /// [`Classes`](super::marks::Classes)), for the people a read reports:
+    /// always where the text is kept, which costs far more.
+    pub(super) people: bool,
 }
 
 impl Track {
@@ -21,6 +25,7 @@ impl Track {
         since: None,
         authorship: false,
         heard: None,
+        people: false,
     };
     /// The text.
     pub const TEXT: Track = Track {
@@ -28,6 +33,7 @@ impl Track {
         since: None,
         authorship: false,
         heard: None,
+        people: true,
     };
 
     /// The length, and who made each edit after `revision` (`u64::MAX`:
@@ -61,6 +67,14 @@ impl Track {
         Track {
             text: self.text || since.is_some(),
             since,
+            ..self
+        }
+    }
+
+    /// The same, and which connections are writers of rustpad-mcp's.
+    pub fn with_people(self) -> Track {
+        Track {
+            people: true,
             ..self
         }
     }

@@ -78,19 +78,21 @@ impl Effect {
         state: &PadState,
         carried_over: Option<&OperationSeq>,
     ) -> Effect {
-        let mut positions: Vec<(&str, Positions)> = state
+        let mut positions: Vec<(&str, Positions, bool)> = state
             .people_positions()
             .into_iter()
-            .map(|(name, at)| (name, at.clone()))
+            .map(|placed| (placed.name, placed.positions.clone(), placed.writer))
             .collect();
         match carried_over {
             Some(operation) => positions
                 .iter_mut()
-                .for_each(|(_, at)| at.carry_over_seq(operation)),
+                .for_each(|(_, at, _)| at.carry_over_seq(operation)),
             None if state.revision() != self.revision => return self,
             None => {}
         }
-        let named = positions.iter().map(|(name, at)| (*name, at));
+        let named = positions
+            .iter()
+            .map(|(name, at, writer)| (*name, at, *writer));
         self.people = people::located(named, &self.after);
         self
     }

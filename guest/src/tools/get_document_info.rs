@@ -78,7 +78,7 @@ struct Arguments<'a> {
 
 fn run(call: &Call) -> ToolResult {
     let Arguments { id: PadId(id) } = call.arguments()?;
-    let socket = PadSocket::look(call.url, id, Track::LENGTH)?;
+    let socket = PadSocket::look(call.url, id, Track::LENGTH.with_people())?;
     let mut payload = Map::new();
     payload.insert("id".into(), json!(id));
     payload.insert("url".into(), json!(call.url.share_link(id)));
@@ -89,10 +89,10 @@ fn run(call: &Call) -> ToolResult {
         json!(socket.language().unwrap_or("plaintext (default)")),
     );
     payload.insert("active_users".into(), json!(socket.other_users()));
-    let positions: Vec<(String, Positions)> = socket
+    let positions: Vec<(String, Positions, bool)> = socket
         .people_positions()
         .into_iter()
-        .map(|(name, positions)| (name.to_string(), positions.clone()))
+        .map(|placed| (placed.name.to_string(), placed.positions.clone(), placed.writer))
         .collect();
     let length = socket.document().len();
     socket.close();
@@ -102,7 +102,9 @@ fn run(call: &Call) -> ToolResult {
         let text = http::pad_text(call.url, id).map(|text| ropey::Rope::from_str(&text));
         match text {
             Ok(text) if text.len_chars() == length => {
-                let named = positions.iter().map(|(name, at)| (name.as_str(), at));
+                let named = positions
+                    .iter()
+                    .map(|(name, at, writer)| (name.as_str(), at, *writer));
                 let people = people::located(named, &text);
                 if !people.is_empty() {
                     payload.insert("people".into(), people::to_json(&people));

@@ -18,6 +18,11 @@ pub const MAX_PLACES_SHOWN: usize = 40;
 /// One person's places in a text, kept to the ones inside it.
 pub struct Person {
     pub name: String,
+    /// The connection is a write of rustpad-mcp's, as the pad's history
+    /// shows: its first entries are a writer's mark. Names prove nothing
+    /// (anyone may call themselves `rustpad-mcp`); a mark is harder to
+    /// come by, though anyone who sends raw edits can copy it.
+    pub this_server: bool,
     /// Lines and columns of carets.
     cursors: Vec<Place>,
     /// Start and end of selections.
@@ -61,6 +66,7 @@ impl Person {
     fn to_json(&self) -> Value {
         json!({
             "name": self.name,
+            "this_server": self.this_server,
             "cursors": self.cursors.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
             "selections": self
                 .selections
@@ -82,28 +88,36 @@ impl Person {
                 start.line, start.column, end.line, end.column
             )
         }));
-        format!("{}: {}", self.name, places.join("; "))
+        let who = if self.this_server {
+            format!("{} (a write of this server's)", self.name)
+        } else {
+            self.name.clone()
+        };
+        format!("{who}: {}", places.join("; "))
     }
 }
 
 /// Everyone named in `state` with a caret or selection in `text` (the text
 /// at the state's revision), in connection order.
 pub fn in_text(state: &PadState, text: &Rope) -> Vec<Person> {
-    located(state.people_positions(), text)
+    let placed = state.people_positions();
+    located(placed.iter().map(|p| (p.name, p.positions, p.writer)), text)
 }
 
-/// The same for positions carried over an edit not yet in `state`'s text.
+/// The same for positions carried over an edit not yet in `state`'s text:
+/// each one's name, places and whether they are a write of rustpad-mcp's.
 pub fn located<'a>(
-    positions: impl IntoIterator<Item = (&'a str, &'a Positions)>,
+    positions: impl IntoIterator<Item = (&'a str, &'a Positions, bool)>,
     text: &Rope,
 ) -> Vec<Person> {
     let length = text.len_chars() as u64;
     positions
         .into_iter()
-        .map(|(name, positions)| {
+        .map(|(name, positions, this_server)| {
             let inside = positions.within(length);
             Person {
                 name: name.to_string(),
+                this_server,
                 cursors: inside
                     .cursors
                     .iter()
@@ -184,6 +198,7 @@ pub fn schema() -> Value {
             "type": "object",
             "properties": {
                 "name": described(schema::string(), "The name they gave, with control characters removed"),
+                "this_server": described(schema::boolean(), "True for a write of rustpad-mcp's under way, as the pad's history shows it (its connection's first entry is a writer's mark), whatever its name; a person who calls themselves rustpad-mcp is false"),
                 "cursors": { "type": "array", "items": place },
                 "selections": {
                     "type": "array",
@@ -195,7 +210,7 @@ pub fn schema() -> Value {
                     },
                 },
             },
-            "required": ["name", "cursors", "selections"],
+            "required": ["name", "this_server", "cursors", "selections"],
             "additionalProperties": false,
         },
     })
@@ -213,7 +228,7 @@ mod tests {
     fn offsets_become_lines_and_columns_in_code_points() {
         let text = Rope::from_str("ab\n🎉cd\n");
         let seen = positions(r#"{"cursors":[0,5,7,99],"selections":[[6,1]]}"#);
-        let people = located([("Ana", &seen)], &text);
+        let people = located([("Ana", &seen, false)], &text);
         assert_eq!(people.len(), 1);
         let ana = &people[0];
         let places: Vec<(usize, usize)> = ana.cursors.iter().map(|p| (p.line, p.column)).collect();
@@ -227,7 +242,7 @@ mod tests {
                 .unwrap()
                 .contains("Ana: caret at line 1, column 1;")
         );
-        let nobody = located([("Bo", &positions(r#"{"cursors":[50]}"#))], &text);
+        let nobody = located([("Bo", &positions(r#"{"cursors":[50]}"#), false)], &text);
         assert!(nobody.is_empty() && listing(&nobody).is_none());
     }
 }

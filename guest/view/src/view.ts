@@ -15,11 +15,15 @@
 import { App } from '@modelcontextprotocol/ext-apps';
 
 type Place = { line: number; column: number };
-type Person = { name: string; cursors?: Place[]; selections?: { start: Place; end: Place }[] };
+type Person = {
+  name: string;
+  /** A write of rustpad-mcp's, as the pad's history shows it; a name alone proves nothing. */
+  this_server?: boolean;
+  cursors?: Place[];
+  selections?: { start: Place; end: Place }[];
+};
 type Result = { [key: string]: unknown };
 
-/** Our server's name in a pad while it writes (anyone may take a name). */
-const WRITER = 'rustpad-mcp';
 /** How long one wait may hold (the tool's own maximum is 50). */
 const WAIT_SECONDS = 45;
 /** After this long without a change the view stops asking for more. */
@@ -66,12 +70,14 @@ function shown(text: string): Node {
   return fragment;
 }
 
-function chip(name: string, className: string): HTMLElement {
+/** A name tag: this server's own writes are told by the server (`this_server`), never by a name,
+ *  which anyone may take. */
+function chip(person: Person, className: string): HTMLElement {
   const chip = document.createElement('span');
-  chip.className = name === WRITER ? `${className} writer` : className;
-  chip.dataset.name = name;
-  chip.title = name === WRITER ? `${name} (this server, writing)` : name;
-  chip.append(shown(name));
+  chip.className = person.this_server ? `${className} writer` : className;
+  chip.dataset.name = person.name;
+  chip.title = person.this_server ? `${person.name} (this server, writing)` : person.name;
+  chip.append(shown(person.name));
   return chip;
 }
 
@@ -80,7 +86,7 @@ function showPeople(people: Person[] = []) {
     ...people.map((person) => {
       const item = document.createElement('li');
       item.dataset.name = person.name;
-      if (person.name === WRITER) item.className = 'writer';
+      if (person.this_server) item.className = 'writer';
       const lines = (person.cursors ?? []).map((place) => place.line);
       item.append(shown(person.name), lines.length ? ` · line ${lines.join(', ')}` : '');
       return item;
@@ -92,11 +98,11 @@ function showPeople(people: Person[] = []) {
  *  characters marked. Columns count code points from 1, as the tools do. */
 function lineWithPlaces(line: string, number: number, people: Person[]): Node {
   const characters = Array.from(line);
-  const carets = new Map<number, string[]>();
+  const carets = new Map<number, Person[]>();
   const selected: { from: number; to: number; name: string }[] = [];
   for (const person of people) {
     for (const place of person.cursors ?? []) {
-      if (place.line === number) carets.set(place.column, [...(carets.get(place.column) ?? []), person.name]);
+      if (place.line === number) carets.set(place.column, [...(carets.get(place.column) ?? []), person]);
     }
     for (const { start, end } of person.selections ?? []) {
       if (start.line > number || end.line < number) continue;
@@ -110,7 +116,7 @@ function lineWithPlaces(line: string, number: number, people: Person[]): Node {
   const columns = [...cuts].filter((c) => c >= 1 && c <= characters.length + 1).sort((a, b) => a - b);
   const fragment = document.createDocumentFragment();
   columns.forEach((column, index) => {
-    for (const name of carets.get(column) ?? []) fragment.append(chip(name, 'person caret'));
+    for (const person of carets.get(column) ?? []) fragment.append(chip(person, 'person caret'));
     const next = columns[index + 1];
     if (next === undefined) return;
     const text = shown(characters.slice(column - 1, next - 1).join(''));

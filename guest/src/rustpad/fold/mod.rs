@@ -24,6 +24,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 mod scan;
 
+use super::marks::Classes;
 use super::ot::{CannotApply, MAX_PART};
 
 /// Where a History's fold starts, and how it ends.
@@ -52,8 +53,9 @@ pub enum FoldError {
 
 /// Folds `entries` (the History's `operations`, a JSON array of `{id,
 /// operation}`) into `from`, skipping the first `skip` entries (already
-/// folded) but still reading them; `me` marks our own edits. The deadline is
-/// looked at every `check_every` entries.
+/// folded) but still reading them; `me` marks our own edits, and `classes`
+/// follows every connection's entries, when given (left as it was when the
+/// fold fails). The deadline is looked at every `check_every` entries.
 pub fn fold_lengths(
     entries: &str,
     from: Lengths,
@@ -61,12 +63,28 @@ pub fn fold_lengths(
     me: Option<u64>,
     deadline: Instant,
     check_every: u64,
+    classes: Option<&mut Classes>,
 ) -> Result<Lengths, FoldError> {
-    match scan::fold(entries, from, skip, me, deadline, check_every) {
-        scan::Scanned::Folded(lengths) => return Ok(lengths),
+    // Either reader may give up half way: the entries are followed into
+    // `classes` only once one has finished.
+    let mut followed = classes.is_some().then(Vec::new);
+    match scan::fold(
+        entries,
+        from,
+        skip,
+        me,
+        deadline,
+        check_every,
+        followed.as_mut(),
+    ) {
+        scan::Scanned::Folded(lengths) => {
+            follow_all(classes, followed);
+            return Ok(lengths);
+        }
         scan::Scanned::Late => return Err(FoldError::Deadline),
         scan::Scanned::Unsure => {}
     }
+    let mut followed = classes.is_some().then(Vec::new);
     let mut fold = Fold {
         at: from,
         skip,
@@ -75,15 +93,32 @@ pub fn fold_lengths(
         check_every,
         index: 0,
         stopped: None,
+        followed: followed.as_mut(),
     };
     let mut parser = serde_json::Deserializer::from_str(entries);
     let read = Entries(&mut fold)
         .deserialize(&mut parser)
         .and_then(|()| parser.end());
-    match (read, fold.stopped) {
+    let folded = match (read, fold.stopped) {
         (_, Some(stopped)) => Err(stopped),
         (Err(error), None) => Err(FoldError::NotUnderstood(super::wire_problem(&error))),
         (Ok(()), None) => Ok(fold.at),
+    };
+    if folded.is_ok() {
+        follow_all(classes, followed);
+    }
+    folded
+}
+
+/// Each connection's entries, in order: its number, and whether the entry
+/// changes nothing.
+type Followed = Vec<(u64, bool)>;
+
+fn follow_all(classes: Option<&mut Classes>, followed: Option<Followed>) {
+    if let (Some(classes), Some(followed)) = (classes, followed) {
+        for (author, keeps_everything) in followed {
+            classes.follow(author, keeps_everything);
+        }
     }
 }
 
@@ -96,15 +131,21 @@ pub fn fold_history_frame(
     me: Option<u64>,
     deadline: Instant,
     check_every: u64,
+    classes: Option<&mut Classes>,
 ) -> Option<Result<Lengths, FoldError>> {
-    match scan::history_frame(frame, from, me, deadline, check_every) {
-        scan::Scanned::Folded(lengths) => Some(Ok(lengths)),
+    let mut followed = classes.is_some().then(Vec::new);
+    let outcome = scan::history_frame(frame, from, me, deadline, check_every, followed.as_mut());
+    match outcome {
+        scan::Scanned::Folded(lengths) => {
+            follow_all(classes, followed);
+            Some(Ok(lengths))
+        }
         scan::Scanned::Late => Some(Err(FoldError::Deadline)),
         scan::Scanned::Unsure => None,
     }
 }
 
-struct Fold {
+struct Fold<'c> {
     at: Lengths,
     skip: u64,
     me: Option<u64>,
@@ -114,9 +155,10 @@ struct Fold {
     index: u64,
     /// Set when the fold, not the parser, refused (the parser then stops too).
     stopped: Option<FoldError>,
+    followed: Option<&'c mut Followed>,
 }
 
-impl Fold {
+impl Fold<'_> {
     /// Takes one operation's totals into the document, as `Document::apply` would.
     fn apply(&mut self, base: u64, target: u64) -> Result<(), FoldError> {
         CannotApply::check(base, target, self.at.length).map_err(FoldError::CannotApply)?;
@@ -133,9 +175,9 @@ impl Fold {
 }
 
 /// The array of entries.
-struct Entries<'f>(&'f mut Fold);
+struct Entries<'f, 'c>(&'f mut Fold<'c>);
 
-impl<'de> DeserializeSeed<'de> for Entries<'_> {
+impl<'de> DeserializeSeed<'de> for Entries<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -143,7 +185,7 @@ impl<'de> DeserializeSeed<'de> for Entries<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Entries<'_> {
+impl<'de> Visitor<'de> for Entries<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -160,9 +202,9 @@ impl<'de> Visitor<'de> for Entries<'_> {
 }
 
 /// One `{id, operation}` entry (or `[id, operation]`, which serde reads the same).
-struct Entry<'f>(&'f mut Fold);
+struct Entry<'f, 'c>(&'f mut Fold<'c>);
 
-impl<'de> DeserializeSeed<'de> for Entry<'_> {
+impl<'de> DeserializeSeed<'de> for Entry<'_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -170,9 +212,9 @@ impl<'de> DeserializeSeed<'de> for Entry<'_> {
     }
 }
 
-impl Entry<'_> {
+impl Entry<'_, '_> {
     /// Takes a complete entry into the document, when it is past the skipped ones.
-    fn finish<E: de::Error>(self, id: u64, totals: (u64, u64)) -> Result<(), E> {
+    fn finish<E: de::Error>(self, id: u64, totals: (u64, u64, bool)) -> Result<(), E> {
         let fold = self.0;
         if fold.index < fold.skip {
             return Ok(());
@@ -187,11 +229,14 @@ impl Entry<'_> {
             fold.at.ours += 1;
             fold.at.last_ours = Some(fold.at.revision);
         }
+        if let Some(followed) = fold.followed.as_deref_mut() {
+            followed.push((id, totals.2));
+        }
         Ok(())
     }
 }
 
-impl<'de> Visitor<'de> for Entry<'_> {
+impl<'de> Visitor<'de> for Entry<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -256,37 +301,44 @@ impl<'de> de::Deserialize<'de> for Field {
     }
 }
 
-/// An operation's parts, read as (base length, target length).
+/// An operation's parts, read as (base length, target length, whether it
+/// only retains).
 struct Parts;
 
 impl<'de> DeserializeSeed<'de> for Parts {
-    type Value = (u64, u64);
+    type Value = (u64, u64, bool);
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(u64, u64), D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_seq(self)
     }
 }
 
 impl<'de> Visitor<'de> for Parts {
-    type Value = (u64, u64);
+    type Value = (u64, u64, bool);
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an array of operation parts")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut parts: A) -> Result<(u64, u64), A::Error> {
-        let (mut base, mut target) = (0u64, 0u64);
+    fn visit_seq<A: SeqAccess<'de>>(self, mut parts: A) -> Result<Self::Value, A::Error> {
+        let (mut base, mut target, mut keeps) = (0u64, 0u64, true);
         while let Some(part) = parts.next_element::<Part>()? {
             match part {
                 Part::Retain(n) => {
                     base += n;
                     target += n;
                 }
-                Part::Delete(n) => base += n,
-                Part::Insert(n) => target += n,
+                Part::Delete(n) => {
+                    base += n;
+                    keeps = false;
+                }
+                Part::Insert(n) => {
+                    target += n;
+                    keeps = false;
+                }
             }
         }
-        Ok((base, target))
+        Ok((base, target, keeps))
     }
 }
 
@@ -347,7 +399,7 @@ mod tests {
             last_ours: None,
         };
         let deadline = Instant::now() + Duration::from_secs(60);
-        fold_lengths(entries, start, skip, Some(7), deadline, 4096)
+        fold_lengths(entries, start, skip, Some(7), deadline, 4096, None)
     }
 
     #[test]

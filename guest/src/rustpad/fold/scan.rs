@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use super::super::ot::MAX_PART;
-use super::Lengths;
+use super::{Followed, Lengths};
 use crate::text::MAX_DOCUMENT_CHARS;
 
 /// How the scan ended.
@@ -27,7 +27,9 @@ pub(super) enum Scanned {
     Unsure,
 }
 
-/// Folds `entries` like [`super::fold_lengths`], or says it is not sure.
+/// Folds `entries` like [`super::fold_lengths`], noting each entry's
+/// author and whether it changes nothing in `followed`, or says it is not
+/// sure (then `followed` may hold some of them, which the caller drops).
 pub(super) fn fold(
     entries: &str,
     from: Lengths,
@@ -35,6 +37,7 @@ pub(super) fn fold(
     me: Option<u64>,
     deadline: Instant,
     check_every: u64,
+    followed: Option<&mut Followed>,
 ) -> Scanned {
     let mut scanner = Scanner::new(entries);
     let fold = Fold {
@@ -44,7 +47,7 @@ pub(super) fn fold(
         deadline,
         check_every,
     };
-    finish(scanner.entries(&fold).and_then(|lengths| {
+    finish(scanner.entries(&fold, followed).and_then(|lengths| {
         scanner.end()?;
         Ok(lengths)
     }))
@@ -59,6 +62,7 @@ pub(super) fn history_frame(
     me: Option<u64>,
     deadline: Instant,
     check_every: u64,
+    followed: Option<&mut Followed>,
 ) -> Scanned {
     let mut scanner = Scanner::new(frame);
     finish((|| {
@@ -75,7 +79,7 @@ pub(super) fn history_frame(
             deadline,
             check_every,
         };
-        let lengths = scanner.entries(&fold)?;
+        let lengths = scanner.entries(&fold, followed)?;
         scanner.literal(b"}}")?;
         scanner.end()?;
         Ok(lengths)
@@ -119,8 +123,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// The entries array, folded onto `fold.from`.
-    fn entries(&mut self, fold: &Fold) -> Step<Lengths> {
+    /// The entries array, folded onto `fold.from`, each noted in `followed`.
+    fn entries(&mut self, fold: &Fold, mut followed: Option<&mut Followed>) -> Step<Lengths> {
         let mut lengths = fold.from;
         self.literal(b"[")?;
         if self.take(b']') {
@@ -131,7 +135,7 @@ impl<'a> Scanner<'a> {
             self.literal(br#"{"id":"#)?;
             let id = self.whole_number()?;
             self.literal(br#","operation":["#)?;
-            let (base, target) = self.parts()?;
+            let (base, target, keeps) = self.parts()?;
             self.literal(b"}")?;
             if index >= fold.skip {
                 if index.is_multiple_of(fold.check_every) && Instant::now() > fold.deadline {
@@ -145,6 +149,9 @@ impl<'a> Scanner<'a> {
                 if Some(id) == fold.me {
                     lengths.ours += 1;
                     lengths.last_ours = Some(lengths.revision);
+                }
+                if let Some(followed) = followed.as_deref_mut() {
+                    followed.push((id, keeps));
                 }
             }
             index += 1;
@@ -219,21 +226,24 @@ impl<'a> Scanner<'a> {
             .fold(0u64, |value, digit| value * 10 + u64::from(digit - b'0')))
     }
 
-    /// An operation's parts, after its `[`, through its `]`: (base, target).
-    fn parts(&mut self) -> Step<(u64, u64)> {
-        let (mut base, mut target) = (0u64, 0u64);
+    /// An operation's parts, after its `[`, through its `]`: (base, target,
+    /// whether it only retains, changing nothing).
+    fn parts(&mut self) -> Step<(u64, u64, bool)> {
+        let (mut base, mut target, mut keeps) = (0u64, 0u64, true);
         if self.take(b']') {
-            return Ok((0, 0));
+            return Ok((0, 0, true));
         }
         loop {
             match self.bytes.get(self.at) {
                 Some(b'"') => {
                     self.at += 1;
                     target += self.string_chars()?;
+                    keeps = false;
                 }
                 Some(b'-') => {
                     self.at += 1;
                     base += self.part_length()?;
+                    keeps = false;
                 }
                 _ => {
                     let retained = self.part_length()?;
@@ -242,7 +252,7 @@ impl<'a> Scanner<'a> {
                 }
             }
             if self.take(b']') {
-                return Ok((base, target));
+                return Ok((base, target, keeps));
             }
             self.literal(b",")?;
         }
