@@ -11,6 +11,7 @@
 
 mod budget;
 mod call;
+mod client_address;
 mod egress;
 mod flights;
 mod http;

@@ -22,6 +22,8 @@ pub const WATCHED_PADS: &str = "RUSTPAD_MCP_WATCHED_PADS";
 pub const WATCHES_PER_SESSION: &str = "RUSTPAD_MCP_WATCHES_PER_SESSION";
 /// Pads one held listen (2026-07-28) may name.
 pub const WATCHES_PER_LISTEN: &str = "RUSTPAD_MCP_WATCHES_PER_LISTEN";
+/// Pads watched at once for the clients of one address, over HTTP.
+pub const WATCHES_PER_ADDRESS: &str = "RUSTPAD_MCP_WATCHES_PER_ADDRESS";
 
 /// Tool calls running at once with `--http`.
 pub const HTTP_MAX_CALLS: &str = "RUSTPAD_MCP_HTTP_MAX_CALLS";
@@ -39,11 +41,12 @@ const GENERAL: [&str; 9] = [
     WATCHES_PER_LISTEN,
 ];
 /// The host settings that concern only `--http`.
-const HTTP: [&str; 4] = [
+const HTTP: [&str; 5] = [
     rustpad_mcp_rules::gate::TOKEN_VARIABLE,
     rustpad_mcp_rules::gate::ORIGINS_VARIABLE,
     rustpad_mcp_rules::gate::HOSTS_VARIABLE,
     HTTP_MAX_CALLS,
+    WATCHES_PER_ADDRESS,
 ];
 /// Settings that do nothing with `--http`, and what takes their place there.
 const STDIO_ONLY: [(&str, &str); 1] = [(MAX_CALLS, HTTP_MAX_CALLS)];
@@ -70,6 +73,9 @@ const MAX_WATCHED_PADS: usize = 10_000;
 /// pads, and three more like it still find room.
 const DEFAULT_WATCHES_PER_SUBSCRIBER: usize = 250;
 const MAX_WATCHES_PER_SUBSCRIBER: usize = 1_000;
+/// As much as one subscriber: however many sessions and listens one address
+/// opens, three quarters of the process's watches stay for the others.
+const DEFAULT_WATCHES_PER_ADDRESS: usize = DEFAULT_WATCHES_PER_SUBSCRIBER;
 
 /// How much the host lets running calls take, on either transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,12 +92,14 @@ pub struct Limits {
 }
 
 /// How many pads may be watched for subscribers: in all, per 2025-11-25
-/// session, and per held listen.
+/// session, per held listen, and over HTTP for the clients of one address
+/// (sessions cost nothing to open, so only an address bounds a client).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WatchLimits {
     pub pads: usize,
     pub per_session: usize,
     pub per_listen: usize,
+    pub per_address: usize,
 }
 
 impl Limits {
@@ -129,6 +137,12 @@ impl Limits {
                     WATCHES_PER_LISTEN,
                     DEFAULT_WATCHES_PER_SUBSCRIBER,
                     1..=MAX_WATCHES_PER_SUBSCRIBER,
+                )?,
+                per_address: whole_number(
+                    &lookup,
+                    WATCHES_PER_ADDRESS,
+                    DEFAULT_WATCHES_PER_ADDRESS,
+                    1..=MAX_WATCHED_PADS,
                 )?,
             },
         })
@@ -242,6 +256,7 @@ mod tests {
                     pads: DEFAULT_WATCHED_PADS,
                     per_session: DEFAULT_WATCHES_PER_SUBSCRIBER,
                     per_listen: DEFAULT_WATCHES_PER_SUBSCRIBER,
+                    per_address: DEFAULT_WATCHES_PER_ADDRESS,
                 },
             }
         );

@@ -61,14 +61,17 @@ pub async fn serve(
     let watchers = Watchers::new(runtime.clone(), watch_limits);
     let (end_holds, ends) = tokio::sync::watch::channel(false);
     let watching = Watching {
-        session: Some(Arc::new(
-            watchers.scope(watch_limits.per_session, out.clone()),
-        )),
+        session: Some(Arc::new(watchers.scope(
+            watch_limits.per_session,
+            out.clone(),
+            None,
+        ))),
         holds: Some(Holds {
             watchers,
             out: out.clone(),
             ends,
             places: Arc::new(Semaphore::new(MAX_HELD)),
+            address: None,
         }),
     };
     // What this client used lately: the connection is its one session.

@@ -5,7 +5,9 @@
 //!
 //! Subjects, cursors and update lines are the component's and opaque here:
 //! the host only keeps them, counts them against the caps
-//! ([`crate::settings::WatchLimits`]), and sends each subscriber its own line
+//! ([`crate::settings::WatchLimits`]: in all, per scope, and over HTTP per
+//! [`ClientAddress`], since sessions cost nothing to open and one client could
+//! otherwise take every place), and sends each subscriber its own line
 //! when its subject changed. Bounds:
 //! - at most one update per subject per [`COALESCE`] (the pace every watch
 //!   loop keeps, ours and the component's own in a WebAssembly host);
@@ -32,6 +34,7 @@ use tokio::task::JoinHandle;
 
 use rustpad_mcp_rules::watching::COALESCE;
 
+use crate::client_address::ClientAddress;
 use crate::lock;
 use crate::outbox::Outbox;
 use crate::settings::WatchLimits;
@@ -95,6 +98,9 @@ pub struct Watchers {
     rounds: Arc<dyn Rounds>,
     limits: WatchLimits,
     subjects: Mutex<HashMap<String, Subject>>,
+    /// For each address, how many of its scopes watch each subject. Locked
+    /// after `subjects`, never before.
+    by_address: Mutex<HashMap<ClientAddress, HashMap<String, usize>>>,
     next_scope: AtomicU64,
 }
 
@@ -124,6 +130,7 @@ impl Watchers {
             rounds,
             limits,
             subjects: Mutex::default(),
+            by_address: Mutex::default(),
             next_scope: AtomicU64::new(1),
         })
     }
@@ -132,13 +139,21 @@ impl Watchers {
         self.limits
     }
 
-    /// A scope whose subscriptions go to `out`, at most `limit` of them.
-    pub fn scope(self: &Arc<Self>, limit: usize, out: Outbox) -> Scope {
+    /// A scope whose subscriptions go to `out`, at most `limit` of them,
+    /// counted with every other scope from its `address` (None: the transport
+    /// has one client, stdio).
+    pub fn scope(
+        self: &Arc<Self>,
+        limit: usize,
+        out: Outbox,
+        address: Option<ClientAddress>,
+    ) -> Scope {
         Scope {
             id: self.next_scope.fetch_add(1, Ordering::Relaxed),
             watchers: self.clone(),
             limit,
             out,
+            address,
             subjects: Mutex::default(),
         }
     }
@@ -156,12 +171,27 @@ impl Watchers {
         }
     }
 
-    fn release(&self, scope: u64, subject: &str) {
+    fn release(&self, scope: u64, address: Option<ClientAddress>, subject: &str) {
         let mut subjects = lock(&self.subjects);
         if let Some(watched) = subjects.get_mut(subject) {
             watched.subscribers.remove(&scope);
             if watched.subscribers.is_empty() {
                 subjects.remove(subject);
+            }
+        }
+        let Some(address) = address else {
+            return;
+        };
+        let mut by_address = lock(&self.by_address);
+        if let Some(held) = by_address.get_mut(&address) {
+            match held.get_mut(subject) {
+                Some(scopes) if *scopes > 1 => *scopes -= 1,
+                _ => {
+                    held.remove(subject);
+                }
+            }
+            if held.is_empty() {
+                by_address.remove(&address);
             }
         }
     }
@@ -174,6 +204,7 @@ pub struct Scope {
     watchers: Arc<Watchers>,
     limit: usize,
     out: Outbox,
+    address: Option<ClientAddress>,
     subjects: Mutex<HashSet<String>>,
 }
 
@@ -201,6 +232,22 @@ impl Scope {
             ));
         }
         let mut subjects = lock(&self.watchers.subjects);
+        let mut by_address = lock(&self.watchers.by_address);
+        if let Some(address) = self.address {
+            let held = by_address.get(&address);
+            let held_count = held.map_or(0, HashMap::len);
+            let fresh = new
+                .iter()
+                .filter(|s| !held.is_some_and(|held| held.contains_key(**s)))
+                .count();
+            let cap = self.watchers.limits.per_address;
+            if held_count + fresh > cap {
+                return Err(format!(
+                    "the clients of one address ({address}) may have at most {cap} pads watched here at once, and this would make {}; end some subscriptions first",
+                    held_count + fresh
+                ));
+            }
+        }
         let unwatched = new.iter().filter(|s| !subjects.contains_key(**s)).count();
         let cap = self.watchers.limits.pads;
         if subjects.len() + unwatched > cap {
@@ -209,6 +256,13 @@ impl Scope {
                 subjects.len()
             ));
         }
+        if let Some(address) = self.address {
+            let held = by_address.entry(address).or_default();
+            for subject in &new {
+                *held.entry((*subject).to_string()).or_default() += 1;
+            }
+        }
+        drop(by_address);
         for Watch {
             subject,
             update,
@@ -261,7 +315,7 @@ impl Scope {
         let mut mine = lock(&self.subjects);
         let was = mine.remove(subject);
         if was {
-            self.watchers.release(self.id, subject);
+            self.watchers.release(self.id, self.address, subject);
         }
         was
     }
@@ -270,7 +324,7 @@ impl Scope {
     pub fn stop_all(&self) {
         let mut mine = lock(&self.subjects);
         for subject in mine.drain() {
-            self.watchers.release(self.id, &subject);
+            self.watchers.release(self.id, self.address, &subject);
         }
     }
 }
@@ -310,6 +364,8 @@ pub struct Holds {
     pub ends: watch::Receiver<bool>,
     /// Requests that may be held at once (each holds a task and a scope).
     pub places: Arc<Semaphore>,
+    /// Where the request came from (None on stdio, which has one client).
+    pub address: Option<ClientAddress>,
 }
 
 impl Holds {
@@ -324,9 +380,11 @@ impl Holds {
         let place = self.places.clone().try_acquire_owned().map_err(|_| {
             format!("this server holds at most {MAX_HELD} listens at once here; end one first",)
         })?;
-        let scope = self
-            .watchers
-            .scope(self.watchers.limits.per_listen, self.out.clone());
+        let scope = self.watchers.scope(
+            self.watchers.limits.per_listen,
+            self.out.clone(),
+            self.address,
+        );
         // Nothing may reach the client ahead of the opening.
         scope.add(watches, true)?;
         self.out
@@ -431,3 +489,6 @@ pub struct Watching {
     /// None: the transport cannot hold a request open.
     pub holds: Option<Holds>,
 }
+
+#[cfg(test)]
+mod tests;

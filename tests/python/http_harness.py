@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager, contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
@@ -89,10 +90,18 @@ def http_server(rustpad: RustpadServer, listen: str = "127.0.0.1:0", **variables
 
 @asynccontextmanager
 async def http_client(
-    url: str, mode: str, headers: Mapping[str, str] | None = None, **options: Any
+    url: str, mode: str, headers: Mapping[str, str] | None = None, source: str | None = None, **options: Any
 ) -> AsyncIterator[Client]:
-    """The SDK's Streamable HTTP client on `url`, speaking `mode`."""
-    async with create_mcp_http_client(headers=dict(headers or {})) as transport_client:
+    """The SDK's Streamable HTTP client on `url`, speaking `mode`, its connections made from the
+    local address `source` when one is given (another loopback address, as another machine's)."""
+    transport_client = create_mcp_http_client(headers=dict(headers or {}))
+    if source is not None:
+        transport_client = httpx2.AsyncClient(
+            headers=dict(headers or {}),
+            timeout=transport_client.timeout,
+            transport=httpx2.AsyncHTTPTransport(local_address=source),
+        )
+    async with transport_client:
         transport = streamable_http_client(url, http_client=transport_client)
         async with Client(transport, mode=mode, **options) as client:
             yield client
@@ -134,8 +143,10 @@ def exchange(
     headers: Mapping[str, str] | None = None,
     replace_headers: bool = False,
     timeout: float = HANG_GUARD_SECONDS,
+    source: str | None = None,
 ) -> Exchange:
-    """Sends one request to `url` and reads the whole answer (or fails after `timeout`)."""
+    """Sends one request to `url` and reads the whole answer (or fails after `timeout`), from
+    the local address `source` when one is given (another loopback address, say)."""
     host, port_path = url.removeprefix("http://").split(":", 1)
     port, _, path = port_path.partition("/")
     if isinstance(body, Mapping):
@@ -143,7 +154,8 @@ def exchange(
     if isinstance(body, str):
         body = body.encode()
     sent = dict(headers or {}) if replace_headers else {**JSON_HEADERS, **(headers or {})}
-    connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
+    bind = (source, 0) if source is not None else None
+    connection = http.client.HTTPConnection(host, int(port), timeout=timeout, source_address=bind)
     try:
         connection.request(method, "/" + path, body=body, headers=sent)
         response = connection.getresponse()
@@ -202,9 +214,18 @@ def modern_call(
 class LegacySession:
     """A raw 2025-11-25 session: initialize once, then requests with the session id."""
 
-    def __init__(self, url: str, elicitation: bool = True, id_format: str = r"[0-9a-f]{32}"):
-        """`id_format`: what the server's session ids look like (ours: 32 hex digits)."""
+    def __init__(
+        self,
+        url: str,
+        elicitation: bool = True,
+        id_format: str = r"[0-9a-f]{32}",
+        headers: Mapping[str, str] | None = None,
+        source: str | None = None,
+    ):
+        """`id_format`: what the server's session ids look like (ours: 32 hex digits); `headers`
+        go with every request (a bearer token), sent from the local address `source`."""
         self.url = url
+        self.headers, self.source = dict(headers or {}), source
         capabilities = {"elicitation": {"form": {}}} if elicitation else {}
         answer = exchange(
             url,
@@ -218,6 +239,8 @@ class LegacySession:
                     "clientInfo": {"name": "raw", "version": "0"},
                 },
             },
+            headers=self.headers,
+            source=source,
         )
         assert answer.status == 200, answer.body
         self.id = answer.headers["mcp-session-id"]
@@ -228,7 +251,18 @@ class LegacySession:
         return exchange(
             self.url,
             message,
-            headers={"Mcp-Session-Id": self.id, "MCP-Protocol-Version": LEGACY},
+            headers={**self.headers, "Mcp-Session-Id": self.id, "MCP-Protocol-Version": LEGACY},
+            source=self.source,
+        )
+
+    def end(self) -> Exchange:
+        """Ends the session (DELETE)."""
+        return exchange(
+            self.url,
+            None,
+            method="DELETE",
+            headers={**self.headers, "Mcp-Session-Id": self.id, "MCP-Protocol-Version": LEGACY},
+            source=self.source,
         )
 
     def cancel(self, request_id: Any) -> None:

@@ -3,7 +3,8 @@ scripted people in the pad: 2025-11-25 `resources/subscribe` (stdio, and an HTTP
 stream) and 2026-07-28 `subscriptions/listen` (stdio and HTTP). A person's edit is heard of,
 this server's own writes are not, a burst is a few updates rather than one per edit, ending a
 subscription stops them and closes the watcher's socket at Rustpad, and the caps refuse with the
-documented messages. The component under WebAssembly hosts is tests/python/test_wasm_host.py."""
+documented messages; one client opening session after session cannot take every place. The
+component under WebAssembly hosts is tests/python/test_wasm_host.py."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import pytest
 from mcp import MCPError
 
 from conftest import call, cursor_of, mcp_client, minimal_env, ok
-from http_harness import http_client, http_server
+from http_harness import TOKEN, LegacySession, http_client, http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -223,6 +224,60 @@ async def test_an_http_session_hears_updates_on_its_stream(rustpad, pad):
             assert await updates.next() == uri
         # Ending the session (the client's DELETE) lets go of its watcher.
         await left(ana, watcher)
+
+
+def subscribe_raw(session: LegacySession, request_id: int, uri: str) -> dict:
+    answer = session.post({"jsonrpc": "2.0", "id": request_id, "method": "resources/subscribe", "params": {"uri": uri}})
+    # (A refusal travels as 400, with its JSON-RPC error.)
+    assert answer.status == (400 if "error" in answer.json() else 200), answer.body
+    return answer.json()
+
+
+async def test_one_address_cannot_take_every_watch_place(rustpad, pad):
+    """Sessions cost nothing, and `--http` has one bearer token for everyone: a client that opens
+    session after session and subscribes until refused is stopped by its address's cap, and a
+    client at another (loopback) address, on the SDK, still subscribes; so does a 2026-07-28
+    listen from there, while one from the first address is refused."""
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    caps = {
+        "RUSTPAD_MCP_HTTP_TOKEN": TOKEN,
+        "RUSTPAD_MCP_WATCHED_PADS": "12",
+        "RUSTPAD_MCP_WATCHES_PER_SESSION": "3",
+        "RUSTPAD_MCP_WATCHES_PER_ADDRESS": "8",
+    }
+    with http_server(rustpad, **caps) as server:
+        taken, refusal, sessions = 0, None, []
+        while refusal is None and len(sessions) < 10:
+            session = LegacySession(server.url, headers=bearer)
+            sessions.append(session)
+            for _ in range(3):
+                answer = subscribe_raw(session, taken + 1, f"rustpad://{pad}-{taken}")
+                if "error" in answer:
+                    refusal = answer["error"]
+                    break
+                taken += 1
+        assert taken == 8, (taken, refusal)
+        assert refusal["code"] == -32600, refusal
+        assert (
+            "the clients of one address (127.0.0.1) may have at most 8 pads watched here at once, and this would make 9"
+            in refusal["message"]
+        ), refusal
+        # Another client, at another address: the SDK over connections from 127.0.0.2.
+        async with http_client(server.url, "legacy", headers=bearer, source="127.0.0.2") as other:
+            for index in range(3):
+                await subscribe(other, f"rustpad://{pad}-elsewhere-{index}")
+        async with http_client(server.url, "auto", headers=bearer, source="127.0.0.2") as other:
+            async with other.listen(resource_subscriptions=[f"rustpad://{pad}-listened"]) as listening:
+                assert listening.honored.resource_subscriptions == [f"rustpad://{pad}-listened"]
+        async with http_client(server.url, "auto", headers=bearer) as first:
+            with pytest.raises(MCPError, match="the clients of one address"):
+                async with first.listen(resource_subscriptions=[f"rustpad://{pad}-more"]):
+                    pass
+        # Ending its sessions gives the address its places back.
+        for session in sessions:
+            assert session.end().status == 204
+        async with http_client(server.url, "legacy", headers=bearer) as first:
+            await subscribe(first, f"rustpad://{pad}-again")
 
 
 # -- 2026-07-28: subscriptions/listen ---------------------------------------------------------------

@@ -41,6 +41,7 @@ use rustpad_mcp_rules::gate::{Gate, Refusal};
 use rustpad_mcp_rules::post as rules;
 use sessions::{Session, Sessions};
 
+use crate::client_address::ClientAddress;
 use crate::places::CallPlaces;
 use crate::route::Router;
 use crate::runtime::Runtime;
@@ -129,13 +130,14 @@ struct Server {
 }
 
 impl Server {
-    /// What a call may hold open: its stream goes to `out`.
-    fn holds(&self, out: crate::outbox::Outbox) -> Holds {
+    /// What a call from `client` may hold open: its stream goes to `out`.
+    fn holds(&self, out: crate::outbox::Outbox, client: ClientAddress) -> Holds {
         Holds {
             watchers: self.watchers.clone(),
             out,
             ends: self.holds_end.1.clone(),
             places: self.held.clone(),
+            address: Some(client),
         }
     }
 }
@@ -186,8 +188,8 @@ pub async fn serve(
     });
     let connections = Arc::new(Connections::default());
     loop {
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
+        let (stream, client) = match listener.accept().await {
+            Ok((stream, peer)) => (stream, ClientAddress::of(peer.ip())),
             Err(error) => {
                 // Out of file descriptors, say: wait rather than spin.
                 eprintln!("rustpad-mcp: accept failed: {error}");
@@ -207,7 +209,7 @@ pub async fn serve(
             let for_requests = place.clone();
             let service = service_fn(move |request| {
                 let (server, place) = (server.clone(), for_requests.clone());
-                async move { Ok::<_, Infallible>(server.respond(request, &place).await) }
+                async move { Ok::<_, Infallible>(server.respond(request, &place, client).await) }
             });
             let serving = http1::Builder::new()
                 .timer(TokioTimer::new())
@@ -223,7 +225,12 @@ pub async fn serve(
 }
 
 impl Server {
-    async fn respond(&self, request: Request<Incoming>, place: &Place) -> Response<Body> {
+    async fn respond(
+        &self,
+        request: Request<Incoming>,
+        place: &Place,
+        client: ClientAddress,
+    ) -> Response<Body> {
         if request.method() == Method::OPTIONS {
             return match self.gate.preflight(request.uri(), request.headers()) {
                 Ok(admitted) => with_cors(preflight_answer(), &admitted),
@@ -257,7 +264,7 @@ impl Server {
             plain(StatusCode::NOT_FOUND, rules::NOT_FOUND)
         } else {
             match *request.method() {
-                Method::POST => self.post(request).await,
+                Method::POST => self.post(request, client).await,
                 Method::DELETE => self.delete(request.headers()),
                 Method::GET => self.session_stream(request.headers()),
                 _ => {

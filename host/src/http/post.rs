@@ -24,6 +24,7 @@ use super::replies::{busy, empty, json_response, plain, rpc_error, too_large, un
 use super::sessions::Session;
 use super::{BODY_TIMEOUT, Body, Server, stream};
 use crate::call::{Launch, launch};
+use crate::client_address::ClientAddress;
 use crate::flights::Grounded;
 use crate::jsonrpc::{DUPLICATE_ID, key};
 use crate::outbox::{CALL_QUEUE_BYTES, outbox};
@@ -33,7 +34,11 @@ use crate::runtime::{Elicitor, Grants, HttpHeaders};
 use crate::watches::Watching;
 
 impl Server {
-    pub(super) async fn post(&self, request: Request<Incoming>) -> Response<Body> {
+    pub(super) async fn post(
+        &self,
+        request: Request<Incoming>,
+        client: ClientAddress,
+    ) -> Response<Body> {
         let (parts, body) = request.into_parts();
         if let Some((status, explanation)) = post::unacceptable(&parts.headers) {
             return plain(status, explanation);
@@ -86,7 +91,8 @@ impl Server {
         let (out, events) = outbox(CALL_QUEUE_BYTES);
         let watching = Watching {
             session: session.as_ref().and_then(|session| session.scope.clone()),
-            holds: post::accepts_event_streams(&parts.headers).then(|| self.holds(out.clone())),
+            holds: post::accepts_event_streams(&parts.headers)
+                .then(|| self.holds(out.clone(), client)),
         };
         // Questions travel on the response's event stream, which only a
         // session's client can answer, and only if it takes event streams.
@@ -117,7 +123,7 @@ impl Server {
         };
         match launch(&self.runtime, call, self.trace) {
             Ok(running) => {
-                stream::respond(running, events, session.is_some(), &self.sessions).await
+                stream::respond(running, events, session.is_some(), &self.sessions, client).await
             }
             Err(Grounded::Duplicate) => rpc_error(
                 StatusCode::BAD_REQUEST,

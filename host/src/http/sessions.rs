@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::client_address::ClientAddress;
 use crate::flights::Flights;
 use crate::lock;
 use crate::outbox::{CALL_QUEUE_BYTES, Lines, outbox};
@@ -117,7 +118,7 @@ impl Sessions {
     /// not. A full table first lets go of expired sessions, then of the least
     /// recently used one that has nothing running (a session waiting on a
     /// person is never cut off to make room).
-    pub fn open(&self, negotiated: String) -> Result<String, &'static str> {
+    pub fn open(&self, negotiated: String, client: ClientAddress) -> Result<String, &'static str> {
         let id = random_id().ok_or("the system gave no randomness for a session id")?;
         let mut open = lock(&self.open);
         if open.len() >= MAX_SESSIONS {
@@ -136,10 +137,9 @@ impl Sessions {
         }
         let (out, lines) = outbox(CALL_QUEUE_BYTES);
         let recent = Recent::new(out.clone());
-        let scope = self
-            .watchers
-            .as_ref()
-            .map(|watchers| Arc::new(watchers.scope(watchers.limits().per_session, out)));
+        let scope = self.watchers.as_ref().map(|watchers| {
+            Arc::new(watchers.scope(watchers.limits().per_session, out, Some(client)))
+        });
         open.insert(
             id.clone(),
             Arc::new(Session {
@@ -207,25 +207,29 @@ fn random_id() -> Option<String> {
 mod tests {
     use super::*;
 
+    fn here() -> ClientAddress {
+        ClientAddress::of(std::net::Ipv4Addr::LOCALHOST.into())
+    }
+
     #[test]
     fn a_closed_session_is_gone() {
         let sessions = Sessions::default();
-        let id = sessions.open("{}".into()).unwrap();
+        let id = sessions.open("{}".into(), here()).unwrap();
         assert_eq!(id.len(), 32);
         assert!(id.bytes().all(|b| b.is_ascii_hexdigit()));
         assert!(sessions.get(&id).is_some());
         assert!(sessions.close(&id));
         assert!(sessions.get(&id).is_none());
         assert!(!sessions.close(&id));
-        assert_ne!(sessions.open("{}".into()).unwrap(), id);
+        assert_ne!(sessions.open("{}".into(), here()).unwrap(), id);
     }
 
     #[tokio::test]
     async fn a_full_table_makes_room_by_ending_the_least_recently_used_idle_session() {
         let sessions = Sessions::default();
-        let first = sessions.open("{}".into()).unwrap();
+        let first = sessions.open("{}".into(), here()).unwrap();
         let ids: Vec<String> = (1..MAX_SESSIONS)
-            .map(|_| sessions.open("{}".into()).unwrap())
+            .map(|_| sessions.open("{}".into(), here()).unwrap())
             .collect();
         // Using the first session makes ids[0] the least recently used; a call
         // running in it makes ids[1] the one to go.
@@ -235,7 +239,7 @@ mod tests {
         busy.flights
             .start("1".into(), waiting.abort_handle())
             .unwrap();
-        let newest = sessions.open("{}".into()).unwrap();
+        let newest = sessions.open("{}".into(), here()).unwrap();
         assert!(sessions.get(&first).is_some());
         assert!(sessions.get(&newest).is_some());
         let evicted: Vec<&String> = ids.iter().filter(|id| sessions.get(id).is_none()).collect();

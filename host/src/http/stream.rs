@@ -21,6 +21,7 @@ use super::Body;
 use super::replies::{busy_headers, empty, json_response};
 use super::sessions::{SessionStream, Sessions};
 use crate::call::{Ended, Running};
+use crate::client_address::ClientAddress;
 use crate::outbox::Lines;
 
 /// The answer to a POST whose call is `running`, with what it streams (its
@@ -31,11 +32,12 @@ pub(super) async fn respond(
     mut events: Lines,
     in_session: bool,
     sessions: &Arc<Sessions>,
+    client: ClientAddress,
 ) -> Response<Body> {
     tokio::select! {
         biased;
         ended = &mut running => match ended {
-            Some(ended) => finished(ended, in_session, sessions),
+            Some(ended) => finished(ended, in_session, sessions, client),
             // Stopped before it asked anything: nothing more is said about it.
             None => event_stream(stream::empty()),
         },
@@ -47,10 +49,15 @@ pub(super) async fn respond(
 }
 
 /// The response of a call that ended without asking, and the session its
-/// reply opened (the answer to `initialize`).
-fn finished(ended: Ended, in_session: bool, sessions: &Sessions) -> Response<Body> {
+/// reply opened for its client at `client` (the answer to `initialize`).
+fn finished(
+    ended: Ended,
+    in_session: bool,
+    sessions: &Sessions,
+    client: ClientAddress,
+) -> Response<Body> {
     let opened = match &ended.session {
-        Some(negotiated) => match sessions.open(negotiated.clone()) {
+        Some(negotiated) => match sessions.open(negotiated.clone(), client) {
             Ok(id) => Some(id),
             Err(reason) => {
                 let mut response = json_response(
