@@ -5,7 +5,8 @@ test Rustpad's origin.
 
 Tools as every build lists them; every read; a write while a person types; an edit against a
 base; the guard's two-call token (nobody can be asked there), a removal split over calls, removals
-sent at once to one act process and to two; a pad id that would lead elsewhere; settings checked
+sent at once to one act process and to two, one approval sent at once used once, another
+deployment's draft never this server's own; a pad id that would lead elsewhere; settings checked
 as everywhere, and none a model can change per call; act itself refusing a socket and an HTTP
 request outside its grant though the component would make them; and what act-cli does with two
 calls at once.
@@ -32,6 +33,8 @@ from mcp.types import CallToolResult
 from catalogue import ALL_TOOLS, BY_NAME, SHIPPED
 from conftest import RustpadServer, append_while_a_person_types, call, edits, mcp_client, minimal_env, stop_process
 from http_harness import SEAL_KEY, LegacySession, http_client
+from test_approvals_at_once import NEW_TEXT, OLD_TEXT, changed
+from test_other_deployments import create_elsewhere, draft
 from test_removals_at_once import blocks, check_at_most_half_gone
 from wasm_hosts import free_port, needs
 
@@ -268,6 +271,85 @@ async def test_removals_sent_at_once_never_take_more_than_half(processes, rustpa
             assert done == n // 2, results
 
 
+def at_once_over_act(urls: list[str], tool: str, arguments: Mapping[str, Any], n: int) -> list[dict[str, Any]]:
+    """The same call sent `n` times at the same moment, each in a session of its own, spread
+    over the act processes at `urls`."""
+    sessions = [LegacySession(urls[i % len(urls)], elicitation=False, id_format=ACT_SESSION_ID) for i in range(n)]
+    start = threading.Barrier(n)
+
+    def one(index: int) -> dict[str, Any]:
+        start.wait()
+        return session_call(sessions[index], tool, arguments)
+
+    with ThreadPoolExecutor(n) as pool:
+        return list(pool.map(one, range(n)))
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+async def test_one_approval_sent_at_once_replaces_once(processes, rustpad, pad):
+    with ExitStack() as stack:
+        urls = [stack.enter_context(act_http(rustpad)) for _ in range(processes)]
+        for n in (4, 8):
+            name = f"{pad}-{n}"
+            rustpad.seed(name, OLD_TEXT)
+            arguments = {"id": name, "text": NEW_TEXT}
+            offer = session_call(LegacySession(urls[0], elicitation=False, id_format=ACT_SESSION_ID), "set_document", arguments)
+            [token] = TOKEN.findall(offer["content"][0]["text"])
+            results = at_once_over_act(urls, "set_document", {**arguments, "confirm_token": token}, n)
+            assert rustpad.text(name) == NEW_TEXT, results
+            assert sum(changed(result) for result in results) == 1, results
+        # Four calls with one text for an empty pad: written once.
+        empty = f"{pad}-empty"
+        results = at_once_over_act(urls, "set_document", {"id": empty, "text": NEW_TEXT}, 4)
+        assert rustpad.text(empty) == NEW_TEXT, results
+        assert sum(changed(result) for result in results) == 1, results
+
+
+async def test_another_deployments_draft_asks_and_so_does_its_own(rustpad, pad):
+    """No key marks whose a write is, and a plugin keeps no record of its own writes."""
+    for index, key in enumerate(["an-other-deployments-seal-key-0123456789", None]):
+        text = draft(index)
+        create_elsewhere(rustpad, f"{pad}-{index}", text, key)
+        async with act_client("stdio", rustpad) as client:
+            question = refusal(await call(client, "replace_in_document", {"id": f"{pad}-{index}", "search": text, "replace": ""}))
+            assert f"{len(text)} are text another writer of rustpad-mcp's put there" in question, question
+    own = draft(9)
+    async with act_client("stdio", rustpad) as client:
+        data(await call(client, "create_document", {"id": pad, "text": own}))
+        question = refusal(await call(client, "replace_in_document", {"id": pad, "search": own, "replace": ""}))
+    assert TOKEN.findall(question), question
+    assert rustpad.text(pad) == own
+
+
+def test_act_info_lists_every_tool_without_settings():
+    """`act info --tools`, ACT's way to see what a component offers, opens no session: the plugin
+    lists every tool as the server does unconfigured; a call without settings says how to give
+    them."""
+    prerequisites()
+    done = subprocess.run(
+        [str(ACT), "info", "--tools", "--format", "json", str(PLUGIN)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    info = json.loads(done.stdout)
+    tools = {tool["name"]: tool for tool in info["tools"]}
+    assert list(tools) == ALL_TOOLS, list(tools)
+    shipped = json.loads((SHIPPED / "input-schemas.json").read_text(encoding="utf-8"))
+    for name, tool in tools.items():
+        assert (tool["read_only"], tool["destructive"], tool["idempotent"]) == BY_NAME[name].hints[:3], tool
+        assert tool["parameters_schema"] == shipped[name], name
+    called = subprocess.run(
+        [str(ACT), "call", str(PLUGIN), "get_stats", "--args", "{}"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    said = (called.stdout + called.stderr).decode(errors="replace")
+    assert called.returncode != 0 and "no settings: start the host with the session args" in said, said
+
+
 @pytest.mark.parametrize(
     "settings, named",
     [
@@ -308,7 +390,7 @@ async def test_no_call_can_change_a_setting(rustpad, pad):
 def test_a_session_a_client_closes_makes_no_room_for_another(rustpad, pad):
     """Started without --session-args (against the docs), act lets clients open and close
     sessions: the first one opened fixes the settings, and once closed, none opens again. (Raw
-    JSON-RPC: without a session the plugin lists no tools, which the SDK asks for first.)"""
+    JSON-RPC: act's own open_session and close_session are tools only in that mode.)"""
     rustpad.seed(pad, "kept\n")
     command = act_command(rustpad)
     at = command.index("--session-args")

@@ -99,13 +99,24 @@ struct Plugin;
 
 impl tool_provider::Guest for Plugin {
     async fn list_tools(metadata: Metadata) -> Result<ListToolsResponse, Error> {
-        let config = configured(&metadata).map_err(Failure::into_error)?;
-        let answer = dispatch(&config, "tools/list", json!({})).map_err(Failure::into_error)?;
-        let tools = answer
-            .get("tools")
-            .and_then(Value::as_array)
-            .map(|tools| tools.iter().map(definition).collect())
-            .unwrap_or_default();
+        let tools = if settings::opened().is_none() {
+            // Before any settings (`act info --tools`, or a host started
+            // without session args): every tool, as the server lists them
+            // when started without configuration; each call then says how
+            // to configure it.
+            tools::ALL
+                .iter()
+                .map(|tool| definition(&tool.definition()))
+                .collect()
+        } else {
+            let config = configured(&metadata).map_err(Failure::into_error)?;
+            let answer = dispatch(&config, "tools/list", json!({})).map_err(Failure::into_error)?;
+            answer
+                .get("tools")
+                .and_then(Value::as_array)
+                .map(|tools| tools.iter().map(definition).collect())
+                .unwrap_or_default()
+        };
         Ok(ListToolsResponse {
             metadata: Vec::new(),
             tools,

@@ -112,6 +112,11 @@ pub fn close(id: &str) {
     session_settings::close(id);
 }
 
+/// The id of the session the instance serves, while it is open.
+pub fn opened() -> Option<String> {
+    session_settings::opened_id()
+}
+
 /// Checks that a call's metadata names the instance's session.
 pub fn check_session(metadata: &[(String, Vec<u8>)]) -> Result<(), String> {
     let named = metadata
