@@ -8,7 +8,7 @@ use rustpad_mcp_rules::headers::StandardHeaders;
 
 use crate::config::Config;
 use crate::rustpad::fold::{self, Lengths};
-use crate::rustpad::marks::{Classes, changes_nothing};
+use crate::rustpad::marks::{Marked, changes_nothing};
 use crate::rustpad::ot::{Document, Operation};
 use crate::rustpad::state::{PadState, Track, UserOperation};
 
@@ -105,7 +105,7 @@ pub fn fold(input: &[u8]) {
 /// The fast fold of lengths against the full parse and fold: `input` is a
 /// History's entries (`[{"id":…,"operation":[…]}, …]`). Both must accept and
 /// refuse alike and agree on every length, revision and edit of ours, and
-/// on the class each connection's entries give it.
+/// on which connections' first entry is a mark.
 pub fn fold_lengths(input: &[u8]) {
     const ME: u64 = 7;
     let Ok(entries) = std::str::from_utf8(input) else {
@@ -119,7 +119,7 @@ pub fn fold_lengths(input: &[u8]) {
             ours: 0,
             last_ours: None,
         };
-        let mut classes = Classes::default();
+        let mut marked = Marked::default();
         let fast = fold::fold_lengths(
             entries,
             start,
@@ -127,16 +127,16 @@ pub fn fold_lengths(input: &[u8]) {
             Some(ME),
             deadline,
             4096,
-            Some(&mut classes),
+            Some(&mut marked),
         );
         let full = full_fold(entries, skip as usize, ME);
         match (&fast, &full) {
-            (Ok(fast), Some((full, full_classes))) => {
+            (Ok(fast), Some((full, full_marked))) => {
                 assert_eq!(fast, full, "{entries}");
-                for author in full_classes.connections().chain(classes.connections()) {
+                for author in full_marked.connections().chain(marked.connections()) {
                     assert_eq!(
-                        classes.class(author),
-                        full_classes.class(author),
+                        marked.is_marked(author),
+                        full_marked.is_marked(author),
                         "connection {author} in {entries}"
                     );
                 }
@@ -148,16 +148,16 @@ pub fn fold_lengths(input: &[u8]) {
 }
 
 /// What a session keeping the text would make of `entries`, in lengths,
-/// and of its connections' classes.
-fn full_fold(entries: &str, skip: usize, me: u64) -> Option<(Lengths, Classes)> {
+/// and which of its connections are marked.
+fn full_fold(entries: &str, skip: usize, me: u64) -> Option<(Lengths, Marked)> {
     let entries: Vec<UserOperation> = serde_json::from_str(entries).ok()?;
     let mut document = Document::lengths_only();
-    let mut classes = Classes::default();
+    let mut marked = Marked::default();
     let (mut revision, mut ours, mut last_ours) = (0, 0, None);
     for entry in entries.iter().skip(skip) {
         document.apply(&entry.operation).ok()?;
-        classes.follow(entry.id, changes_nothing(&entry.operation));
         revision += 1;
+        marked.follow(entry.id, changes_nothing(&entry.operation));
         if entry.id == me {
             ours += 1;
             last_ours = Some(revision);
@@ -169,5 +169,5 @@ fn full_fold(entries: &str, skip: usize, me: u64) -> Option<(Lengths, Classes)> 
         ours,
         last_ours,
     };
-    Some((lengths, classes))
+    Some((lengths, marked))
 }

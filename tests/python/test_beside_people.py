@@ -175,9 +175,10 @@ async def test_the_reads_say_where_two_people_are_working(client, rustpad, pad):
         await ana.point([5, 999])
         await bo.point([], [[13, 8]])
         expected = [
-            {"name": "Ana", "cursors": [{"line": 2, "column": 2}], "selections": []},
+            {"name": "Ana", "this_server": False, "cursors": [{"line": 2, "column": 2}], "selections": []},
             {
                 "name": "Bo[31m",
+                "this_server": False,
                 "cursors": [],
                 "selections": [{"start": {"line": 3, "column": 1}, "end": {"line": 3, "column": 6}}],
             },
@@ -258,3 +259,7 @@ async def test_a_person_sees_this_servers_caret_where_it_writes(client, rustpad,
     writes = [frame for frame in frames if "Edit" in frame and not changes_nothing(frame["Edit"]["operation"])]
     assert frames.index(moved[0]) < frames.index(writes[0]) and frames.index(moved[1]) < frames.index(writes[1])
     assert frames.index(writes[0]) < frames.index(moved[1])
+    # ... and after its mark, so that whoever sees the caret finds the write marked in the history.
+    for caret, write in zip(moved, [None, writes[0]]):
+        since = frames[frames.index(write) + 1 if write else 0 : frames.index(caret)]
+        assert any("Edit" in frame and changes_nothing(frame["Edit"]["operation"]) for frame in since), since

@@ -4,7 +4,7 @@ and every other call asking, in fresh stdio processes, one stdio process, one or
 servers, and the component under `wasmtime serve` and `wash dev`. The same with removals made
 earlier that this server's tally cannot know of (another process made them, a person who left,
 or the tally forgot them), and a write that never finishes holds the others up only until they
-ask. Also: entries that change nothing do not move the removal rule's window, and an approval
+ask, and holds back any approval while it may still land. Also: entries that change nothing do not move the removal rule's window, and an approval
 given before a Rustpad restart is refused after it.
 """
 
@@ -212,9 +212,15 @@ async def test_a_mark_that_never_becomes_an_edit_makes_the_next_removal_ask_with
                 in question
             ), question
             assert QUEUE_SECONDS - 0.5 <= took < QUEUE_SECONDS + 5, took
-            # An approval given now goes through, after the same wait.
-            complete = with_approval(place, 1, "replace_in_document", arguments, asks(result))
-            assert went_ahead(complete), complete
+            # An approval given now is not used while that write may still land: after the same
+            # wait, the call says so and changes nothing.
+            approval = asks(result)
+            held = with_approval(place, 1, "replace_in_document", arguments, approval)
+            assert held.get("isError") is True and "the approval was not used" in result_text(held), held
+            assert place.rustpad.text(pad) == "".join(original)
+        # Once it has left, the same approval goes through.
+        complete = with_approval(place, 2, "replace_in_document", arguments, approval)
+        assert went_ahead(complete), complete
         assert place.rustpad.text(pad) == "".join(original[1:])
 
 

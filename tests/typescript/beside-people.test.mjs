@@ -58,9 +58,10 @@ describe('working beside people', () => {
           await bo.point([], [[8, 13]]);
           const read = await call('get_document', { id, start_line: 1 });
           assert.deepEqual(read.people, [
-            { name: 'Ana', cursors: [{ line: 2, column: 2 }], selections: [] },
+            { name: 'Ana', this_server: false, cursors: [{ line: 2, column: 2 }], selections: [] },
             {
               name: 'Bo',
+              this_server: false,
               cursors: [],
               selections: [{ start: { line: 3, column: 1 }, end: { line: 3, column: 6 } }],
             },

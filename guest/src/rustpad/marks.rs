@@ -18,14 +18,17 @@
 //! entries do not move the window on), and an approved mark only to leave
 //! that one connection's removals out of the count.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use serde_json::Value;
 
 use super::ot::{Builder, Operation, Part};
 
-/// Connections [`Classes`] follows; past it, a new one counts as unmarked.
-const MAX_CLASSIFIED: usize = 100_000;
+/// Connection numbers [`Marked`] keeps as bits (grown only as far as the
+/// numbers a pad's history holds: 32 KiB at most)...
+const MAX_NUMBERED: usize = 1 << 17;
+/// ... and other numbers it keeps; past it, a new one counts as unmarked.
+const MAX_OTHERS: usize = 1_000;
 
 /// What a connection's first entries said about it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,44 +116,72 @@ impl Default for Classifier {
     }
 }
 
-/// Every connection's class, as a history's entries arrive: what a read
-/// needs to tell this server's writers among the people in a pad, without
-/// the rest of who wrote what (`authorship`).
+/// The connections whose first entry in a pad's history is a mark: the
+/// writers of rustpad-mcp's (of any deployment, or someone copying the
+/// mark), as a read tells them among the people in a pad without the rest
+/// of who wrote what (`authorship`, which also tells an approved mark).
+/// Cheap enough to follow every entry of a long history: Rustpad numbers a
+/// pad's connections from 0, so each is two bits in a vector indexed by its
+/// number (a few numbers past it, such as Rustpad's own for text loaded
+/// from its database, in sets).
 #[derive(Debug, Default)]
-pub struct Classes {
-    classes: HashMap<u64, Classifier>,
+pub struct Marked {
+    /// Bit per connection number: it has made an entry.
+    seen: Vec<u64>,
+    /// Bit per connection number: its first entry kept everything.
+    marked: Vec<u64>,
+    others_seen: HashSet<u64>,
+    others_marked: HashSet<u64>,
 }
 
-impl Classes {
-    /// Takes connection `author`'s next entry.
+impl Marked {
+    /// Takes connection `author`'s next entry. Only a connection's first
+    /// entry counts, so entries taken again in the same order (a fold begun
+    /// afresh after another gave up half way) change nothing.
+    #[inline]
     pub fn follow(&mut self, author: u64, keeps_everything: bool) {
-        let full = self.classes.len() >= MAX_CLASSIFIED;
-        match self.classes.get_mut(&author) {
-            Some(classifier) => {
-                classifier.follow(keeps_everything);
+        match usize::try_from(author) {
+            Ok(number) if number < MAX_NUMBERED => {
+                let (word, bit) = (number / 64, 1u64 << (number % 64));
+                if word >= self.seen.len() {
+                    self.seen.resize(word + 1, 0);
+                    self.marked.resize(word + 1, 0);
+                }
+                if self.seen[word] & bit == 0 {
+                    self.seen[word] |= bit;
+                    if keeps_everything {
+                        self.marked[word] |= bit;
+                    }
+                }
             }
-            // Unfollowed, its entries later in the history would be taken
-            // for its first: it stays unmarked instead.
-            None if full => {}
-            None => {
-                let mut classifier = Classifier::new();
-                classifier.follow(keeps_everything);
-                self.classes.insert(author, classifier);
+            // Past the bound a new connection is not followed: its later
+            // entries would be taken for its first, so it stays unmarked.
+            _ if self.others_seen.len() >= MAX_OTHERS && !self.others_seen.contains(&author) => {}
+            _ => {
+                if self.others_seen.insert(author) && keeps_everything {
+                    self.others_marked.insert(author);
+                }
             }
         }
     }
 
-    /// The class connection `author`'s entries gave it (unmarked when it
-    /// made none, or more connections than are followed came first).
-    pub fn class(&self, author: u64) -> Class {
-        self.classes
-            .get(&author)
-            .map_or(Class::Unmarked, Classifier::class)
+    /// Whether connection `author`'s first entry was a mark.
+    pub fn is_marked(&self, author: u64) -> bool {
+        match usize::try_from(author) {
+            Ok(number) if number < MAX_NUMBERED => self
+                .marked
+                .get(number / 64)
+                .is_some_and(|word| word & (1 << (number % 64)) != 0),
+            _ => self.others_marked.contains(&author),
+        }
     }
 
-    /// The connections followed, in no order.
+    /// The connections that made an entry, in no order.
     pub fn connections(&self) -> impl Iterator<Item = u64> + '_ {
-        self.classes.keys().copied()
+        let numbered = (0..self.seen.len() * 64)
+            .filter(|number| self.seen[number / 64] & (1 << (number % 64)) != 0)
+            .map(|number| number as u64);
+        numbered.chain(self.others_seen.iter().copied())
     }
 }
 
@@ -171,6 +202,31 @@ mod tests {
         assert_eq!(classes(&[true, true, false]), [Writer, Approved, Approved]);
         // A mark later in a connection's life is no mark.
         assert_eq!(classes(&[false, true]), [Unmarked, Unmarked]);
+    }
+
+    #[test]
+    fn a_connection_is_marked_by_its_first_entry_and_reading_again_changes_nothing() {
+        let mut marked = Marked::default();
+        let entries = [
+            (3, true),
+            (3, false),
+            (5, false),
+            (5, true),
+            (u64::MAX, true),
+            (70, true),
+        ];
+        for (author, keeps) in entries {
+            marked.follow(author, keeps);
+        }
+        // Read again from the start (a fold that gave up half way): nothing changes.
+        for (author, keeps) in entries {
+            marked.follow(author, keeps);
+        }
+        assert!(marked.is_marked(3) && marked.is_marked(70) && marked.is_marked(u64::MAX));
+        assert!(!marked.is_marked(5) && !marked.is_marked(4));
+        let mut connections: Vec<u64> = marked.connections().collect();
+        connections.sort_unstable();
+        assert_eq!(connections, [3, 5, 70, u64::MAX]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::Error;
 use super::authorship::Authorship;
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::heard::{self, Edit};
-use super::marks::{self, Class, Classes};
+use super::marks::{self, Class, Marked};
 use super::order::{Heard, Roster};
 use super::ot::Document;
 pub(crate) use super::ot::UserOperation;
@@ -90,7 +90,7 @@ pub struct PadState {
     pub(super) authorship: Option<Authorship>,
     /// Which connections are writers of rustpad-mcp's, for a session that
     /// reports people and does not follow who wrote what (which knows).
-    pub(super) classes: Option<Classes>,
+    pub(super) marked: Option<Marked>,
     pub(super) heard: Option<heard::Heard>,
     /// Who was at the pad, for telling when earlier writes are done (kept
     /// with the authorship).
@@ -119,7 +119,7 @@ impl PadState {
             positions: BTreeMap::new(),
             since: track.since.map(Since::from),
             authorship: track.authorship.then(Authorship::new),
-            classes: ((track.people || track.text) && !track.authorship).then(Classes::default),
+            marked: ((track.people || track.text) && !track.authorship).then(Marked::default),
             heard: track.heard.map(heard::Heard::after),
             roster: track.authorship.then(Roster::new),
             own_entries: 0,
@@ -256,12 +256,11 @@ impl PadState {
     /// rustpad-mcp's, as far as the history this session folded shows (a
     /// session that follows neither who wrote what nor people cannot say).
     pub fn is_writer(&self, id: u64) -> bool {
-        let class = match (&self.authorship, &self.classes) {
-            (Some(authorship), _) => authorship.class(id),
-            (None, Some(classes)) => classes.class(id),
-            (None, None) => Class::Unmarked,
-        };
-        class != Class::Unmarked
+        match (&self.authorship, &self.marked) {
+            (Some(authorship), _) => authorship.class(id) != Class::Unmarked,
+            (None, Some(marked)) => marked.is_marked(id),
+            (None, None) => false,
+        }
     }
 
     /// Parses one frame from Rustpad and folds it in.
@@ -275,9 +274,9 @@ impl PadState {
                 last_ours: None,
             };
             let check_every = DEADLINE_CHECK_EVERY as u64;
-            let classes = self.classes.as_mut();
+            let marked = self.marked.as_mut();
             if let Some(folded) =
-                fold_history_frame(frame, from, self.me, deadline, check_every, classes)
+                fold_history_frame(frame, from, self.me, deadline, check_every, marked)
             {
                 let folded = folded.map_err(|problem| self.refusal(problem))?;
                 self.document.set_length(folded.length as usize);
@@ -421,8 +420,9 @@ impl PadState {
             if let Some(authorship) = &mut self.authorship {
                 authorship.follow(entry.id, &entry.operation);
             }
-            if let Some(classes) = &mut self.classes {
-                classes.follow(entry.id, marks::changes_nothing(&entry.operation));
+            if let Some(marked) = &mut self.marked {
+                let keeps_everything = marks::changes_nothing(&entry.operation);
+                marked.follow(entry.id, keeps_everything);
             }
             if let Some(heard) = &mut self.heard {
                 heard.hear(Edit {
@@ -463,7 +463,7 @@ impl PadState {
             self.me,
             deadline,
             DEADLINE_CHECK_EVERY as u64,
-            self.classes.as_mut(),
+            self.marked.as_mut(),
         )?;
         self.document.set_length(folded.length as usize);
         if folded.revision != self.revision {

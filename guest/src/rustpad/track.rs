@@ -13,7 +13,7 @@ pub struct Track {
     /// Who made each edit after this revision (see [`Heard`](super::heard::Heard)), for a watch.
     pub(super) heard: Option<u64>,
     /// Which connections are writers of rustpad-mcp's (see
-    /// [`Classes`](super::marks::Classes)), for the people a read reports:
+    /// [`Marked`](super::marks::Marked)), for the people a read reports:
     /// always where the text is kept, which costs far more.
     pub(super) people: bool,
 }

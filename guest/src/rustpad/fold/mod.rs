@@ -24,7 +24,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 mod scan;
 
-use super::marks::Classes;
+use super::marks::Marked;
 use super::ot::{CannotApply, MAX_PART};
 
 /// Where a History's fold starts, and how it ends.
@@ -53,9 +53,9 @@ pub enum FoldError {
 
 /// Folds `entries` (the History's `operations`, a JSON array of `{id,
 /// operation}`) into `from`, skipping the first `skip` entries (already
-/// folded) but still reading them; `me` marks our own edits, and `classes`
-/// follows every connection's entries, when given (left as it was when the
-/// fold fails). The deadline is looked at every `check_every` entries.
+/// folded) but still reading them; `me` marks our own edits, and `marked`,
+/// when given, follows each entry's connection. The deadline is looked at
+/// every `check_every` entries.
 pub fn fold_lengths(
     entries: &str,
     from: Lengths,
@@ -63,11 +63,11 @@ pub fn fold_lengths(
     me: Option<u64>,
     deadline: Instant,
     check_every: u64,
-    classes: Option<&mut Classes>,
+    marked: Option<&mut Marked>,
 ) -> Result<Lengths, FoldError> {
-    // Either reader may give up half way: the entries are followed into
-    // `classes` only once one has finished.
-    let mut followed = classes.is_some().then(Vec::new);
+    // The fast reader may give up half way: the careful one follows the
+    // same entries again, which changes nothing (see `Marked::follow`).
+    let mut marked = marked;
     match scan::fold(
         entries,
         from,
@@ -75,16 +75,12 @@ pub fn fold_lengths(
         me,
         deadline,
         check_every,
-        followed.as_mut(),
+        marked.as_deref_mut(),
     ) {
-        scan::Scanned::Folded(lengths) => {
-            follow_all(classes, followed);
-            return Ok(lengths);
-        }
+        scan::Scanned::Folded(lengths) => return Ok(lengths),
         scan::Scanned::Late => return Err(FoldError::Deadline),
         scan::Scanned::Unsure => {}
     }
-    let mut followed = classes.is_some().then(Vec::new);
     let mut fold = Fold {
         at: from,
         skip,
@@ -93,32 +89,16 @@ pub fn fold_lengths(
         check_every,
         index: 0,
         stopped: None,
-        followed: followed.as_mut(),
+        marked,
     };
     let mut parser = serde_json::Deserializer::from_str(entries);
     let read = Entries(&mut fold)
         .deserialize(&mut parser)
         .and_then(|()| parser.end());
-    let folded = match (read, fold.stopped) {
+    match (read, fold.stopped) {
         (_, Some(stopped)) => Err(stopped),
         (Err(error), None) => Err(FoldError::NotUnderstood(super::wire_problem(&error))),
         (Ok(()), None) => Ok(fold.at),
-    };
-    if folded.is_ok() {
-        follow_all(classes, followed);
-    }
-    folded
-}
-
-/// Each connection's entries, in order: its number, and whether the entry
-/// changes nothing.
-type Followed = Vec<(u64, bool)>;
-
-fn follow_all(classes: Option<&mut Classes>, followed: Option<Followed>) {
-    if let (Some(classes), Some(followed)) = (classes, followed) {
-        for (author, keeps_everything) in followed {
-            classes.follow(author, keeps_everything);
-        }
     }
 }
 
@@ -131,15 +111,10 @@ pub fn fold_history_frame(
     me: Option<u64>,
     deadline: Instant,
     check_every: u64,
-    classes: Option<&mut Classes>,
+    marked: Option<&mut Marked>,
 ) -> Option<Result<Lengths, FoldError>> {
-    let mut followed = classes.is_some().then(Vec::new);
-    let outcome = scan::history_frame(frame, from, me, deadline, check_every, followed.as_mut());
-    match outcome {
-        scan::Scanned::Folded(lengths) => {
-            follow_all(classes, followed);
-            Some(Ok(lengths))
-        }
+    match scan::history_frame(frame, from, me, deadline, check_every, marked) {
+        scan::Scanned::Folded(lengths) => Some(Ok(lengths)),
         scan::Scanned::Late => Some(Err(FoldError::Deadline)),
         scan::Scanned::Unsure => None,
     }
@@ -155,7 +130,7 @@ struct Fold<'c> {
     index: u64,
     /// Set when the fold, not the parser, refused (the parser then stops too).
     stopped: Option<FoldError>,
-    followed: Option<&'c mut Followed>,
+    marked: Option<&'c mut Marked>,
 }
 
 impl Fold<'_> {
@@ -229,8 +204,8 @@ impl Entry<'_, '_> {
             fold.at.ours += 1;
             fold.at.last_ours = Some(fold.at.revision);
         }
-        if let Some(followed) = fold.followed.as_deref_mut() {
-            followed.push((id, totals.2));
+        if let Some(marked) = fold.marked.as_deref_mut() {
+            marked.follow(id, totals.2);
         }
         Ok(())
     }

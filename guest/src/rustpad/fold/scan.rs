@@ -13,8 +13,9 @@
 
 use std::time::Instant;
 
+use super::super::marks::Marked;
 use super::super::ot::MAX_PART;
-use super::{Followed, Lengths};
+use super::Lengths;
 use crate::text::MAX_DOCUMENT_CHARS;
 
 /// How the scan ended.
@@ -27,9 +28,9 @@ pub(super) enum Scanned {
     Unsure,
 }
 
-/// Folds `entries` like [`super::fold_lengths`], noting each entry's
-/// author and whether it changes nothing in `followed`, or says it is not
-/// sure (then `followed` may hold some of them, which the caller drops).
+/// Folds `entries` like [`super::fold_lengths`], following each entry's
+/// connection in `marked`, or says it is not sure (then `marked` may have
+/// followed some of them, which following them again does not change).
 pub(super) fn fold(
     entries: &str,
     from: Lengths,
@@ -37,7 +38,7 @@ pub(super) fn fold(
     me: Option<u64>,
     deadline: Instant,
     check_every: u64,
-    followed: Option<&mut Followed>,
+    marked: Option<&mut Marked>,
 ) -> Scanned {
     let mut scanner = Scanner::new(entries);
     let fold = Fold {
@@ -47,7 +48,7 @@ pub(super) fn fold(
         deadline,
         check_every,
     };
-    finish(scanner.entries(&fold, followed).and_then(|lengths| {
+    finish(scanner.entries(&fold, marked).and_then(|lengths| {
         scanner.end()?;
         Ok(lengths)
     }))
@@ -62,7 +63,7 @@ pub(super) fn history_frame(
     me: Option<u64>,
     deadline: Instant,
     check_every: u64,
-    followed: Option<&mut Followed>,
+    marked: Option<&mut Marked>,
 ) -> Scanned {
     let mut scanner = Scanner::new(frame);
     finish((|| {
@@ -79,7 +80,7 @@ pub(super) fn history_frame(
             deadline,
             check_every,
         };
-        let lengths = scanner.entries(&fold, followed)?;
+        let lengths = scanner.entries(&fold, marked)?;
         scanner.literal(b"}}")?;
         scanner.end()?;
         Ok(lengths)
@@ -123,8 +124,8 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// The entries array, folded onto `fold.from`, each noted in `followed`.
-    fn entries(&mut self, fold: &Fold, mut followed: Option<&mut Followed>) -> Step<Lengths> {
+    /// The entries array, folded onto `fold.from`, each followed in `marked`.
+    fn entries(&mut self, fold: &Fold, mut marked: Option<&mut Marked>) -> Step<Lengths> {
         let mut lengths = fold.from;
         self.literal(b"[")?;
         if self.take(b']') {
@@ -150,8 +151,8 @@ impl<'a> Scanner<'a> {
                     lengths.ours += 1;
                     lengths.last_ours = Some(lengths.revision);
                 }
-                if let Some(followed) = followed.as_deref_mut() {
-                    followed.push((id, keeps));
+                if let Some(marked) = marked.as_deref_mut() {
+                    marked.follow(id, keeps);
                 }
             }
             index += 1;
