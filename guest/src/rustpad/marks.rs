@@ -138,30 +138,37 @@ impl Marked {
     /// Takes connection `author`'s next entry. Only a connection's first
     /// entry counts, so entries taken again in the same order (a fold begun
     /// afresh after another gave up half way) change nothing.
-    #[inline]
+    #[inline(always)]
     pub fn follow(&mut self, author: u64, keeps_everything: bool) {
-        match usize::try_from(author) {
-            Ok(number) if number < MAX_NUMBERED => {
-                let (word, bit) = (number / 64, 1u64 << (number % 64));
-                if word >= self.seen.len() {
-                    self.seen.resize(word + 1, 0);
-                    self.marked.resize(word + 1, 0);
-                }
-                if self.seen[word] & bit == 0 {
-                    self.seen[word] |= bit;
-                    if keeps_everything {
-                        self.marked[word] |= bit;
-                    }
-                }
-            }
-            // Past the bound a new connection is not followed: its later
-            // entries would be taken for its first, so it stays unmarked.
-            _ if self.others_seen.len() >= MAX_OTHERS && !self.others_seen.contains(&author) => {}
-            _ => {
-                if self.others_seen.insert(author) && keeps_everything {
-                    self.others_marked.insert(author);
-                }
-            }
+        let number = match usize::try_from(author) {
+            Ok(number) if number < MAX_NUMBERED => number,
+            _ => return self.follow_other(author, keeps_everything),
+        };
+        let (word, bit) = (number >> 6, 1u64 << (number & 63));
+        if word >= self.seen.len() {
+            self.seen.resize(word + 1, 0);
+            self.marked.resize(word + 1, 0);
+        }
+        let seen = &mut self.seen[word];
+        if *seen & bit != 0 {
+            return;
+        }
+        *seen |= bit;
+        if keeps_everything {
+            self.marked[word] |= bit;
+        }
+    }
+
+    /// [`Marked::follow`] for a number past the vector's bound. Past
+    /// [`MAX_OTHERS`] of them a new connection is not followed: its later
+    /// entries would be taken for its first, so it stays unmarked.
+    #[cold]
+    fn follow_other(&mut self, author: u64, keeps_everything: bool) {
+        if self.others_seen.len() >= MAX_OTHERS && !self.others_seen.contains(&author) {
+            return;
+        }
+        if self.others_seen.insert(author) && keeps_everything {
+            self.others_marked.insert(author);
         }
     }
 
