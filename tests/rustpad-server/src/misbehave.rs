@@ -98,8 +98,8 @@ pub enum Mode {
     HostileNames,
     /// `close-mid-snapshot`: Identity, the first half of the History frame's bytes, then close.
     CloseMidSnapshot,
-    /// `ping-flood`: Identity, then small Ping frames without pause, and never a byte read:
-    /// the pongs they ask for have nowhere to go.
+    /// `ping-flood`: Identity, then Ping frames of 125 bytes without pause, and never a byte
+    /// read: the pongs they ask for have nowhere to go.
     PingFlood,
     /// `http-huge-body:MIB`: the text route answers with MIB MiB of `a`.
     HttpHugeBody(u64),
@@ -633,13 +633,17 @@ async fn raw_connection(
             Ok(())
         }
         Mode::PingFlood => {
-            // Ping frames with a four-byte payload, 64 KiB at a time, until the client goes.
-            let ping = [0x89, 4, b'p', b'i', b'n', b'g'];
+            // Ping frames with the longest payload a control frame may carry (125 bytes), about
+            // 1 MiB at a time, until the client goes: each pong owed is as big as it can be, so
+            // the client's buffers fill in a fraction of a second even on a busy machine, and
+            // its stall bound, not its snapshot deadline, ends the call.
+            let mut ping = vec![0x89, 125];
+            ping.extend_from_slice(&[b'p'; 125]);
             let batch: Vec<u8> = ping
                 .iter()
                 .copied()
                 .cycle()
-                .take(ping.len() * 10_000)
+                .take(ping.len() * 8_000)
                 .collect();
             loop {
                 io.write_all(&batch).await?;
