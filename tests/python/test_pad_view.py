@@ -24,7 +24,7 @@ VIEW_URI = "ui://rustpad/pad-view.html"
 VIEW_MIME = "text/html;profile=mcp-app"
 RENDERS = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": [VIEW_MIME]}}}
 NO_TOKEN: dict[str, str] = {}
-LINKED = ["get_document", "get_changes", "edit_document"]
+LINKED = ["get_document", "get_changes", "edit_document", "revert_changes"]
 
 
 @contextmanager
@@ -127,7 +127,7 @@ def test_a_2025_client_gets_the_view_only_where_its_session_is_kept(kind, rustpa
 def test_the_view_follows_read_only_and_the_tool_filter(rustpad):
     with http_server(rustpad, RUSTPAD_READ_ONLY="true") as running:
         assert linked(modern(running.url, NO_TOKEN, "tools/list", RENDERS)) == ["get_document", "get_changes"]
-    with http_server(rustpad, RUSTPAD_DENY_TOOLS="get_document,get_changes,edit_document") as running:
+    with http_server(rustpad, RUSTPAD_DENY_TOOLS="get_document,get_changes,edit_document,revert_changes") as running:
         body = modern(running.url, NO_TOKEN, "tools/list", RENDERS)
         assert b"ui://" not in body and json.loads(body)["result"]["cacheScope"] == "public"
         refused = json.loads(modern(running.url, NO_TOKEN, "resources/read", RENDERS, uri=VIEW_URI))

@@ -25,7 +25,7 @@ import {
 } from './view-host/serve.mjs';
 import { APP_MIME, UI, VIEW_URI, connect, openHost as openHostOn, show } from './view-host/session.mjs';
 
-const VIEW_TOOLS = ['get_document', 'get_changes', 'edit_document'];
+const VIEW_TOOLS = ['get_document', 'get_changes', 'edit_document', 'revert_changes'];
 /** What the view may call by itself: it only reads. */
 const READ_TOOLS = new Set(['get_document', 'follow_pad']);
 
@@ -155,7 +155,7 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
       await session.client?.close();
     });
 
-    it('names the view on get_document, get_changes and edit_document, and serves it', async () => {
+    it('names the view on get_document, get_changes, edit_document and revert_changes, and serves it', async () => {
       const { tools } = await session.client.listTools();
       for (const tool of tools) {
         const expected = VIEW_TOOLS.includes(tool.name) ? VIEW_URI : undefined;

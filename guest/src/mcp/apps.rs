@@ -23,7 +23,9 @@ use serde_json::{Value, json};
 
 use super::request::{Outcome, RpcError};
 use crate::config::Config;
-use crate::tools::{EDIT_DOCUMENT, FOLLOW_PAD, GET_CHANGES, GET_DOCUMENT, Tool, WAIT_FOR_CHANGES};
+use crate::tools::{
+    EDIT_DOCUMENT, FOLLOW_PAD, GET_CHANGES, GET_DOCUMENT, REVERT_CHANGES, Tool, WAIT_FOR_CHANGES,
+};
 
 /// The extension's name in capabilities.
 pub const EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -35,8 +37,9 @@ pub const VIEW_URI: &str = "ui://rustpad/pad-view.html";
 const VIEW_HTML: &str = include_str!("../../view/pad-view.html");
 
 /// The tools that link the view: a pad's text, and the diffs of
-/// `get_changes` and `edit_document`, are what a person wants to see.
-const LINKED: [&Tool; 3] = [GET_DOCUMENT, GET_CHANGES, EDIT_DOCUMENT];
+/// `get_changes`, `edit_document` and `revert_changes`, are what a person
+/// wants to see.
+const LINKED: [&Tool; 4] = [GET_DOCUMENT, GET_CHANGES, EDIT_DOCUMENT, REVERT_CHANGES];
 
 /// Whether a client whose capabilities declared `extensions` renders our
 /// view: its entry for the extension lists our MIME type.
@@ -217,7 +220,12 @@ mod tests {
             assert!(!plain.contains("ui://") && !plain.contains("\"ui\""));
             assert_eq!(
                 linked(viewing),
-                ["get_document", "get_changes", "edit_document"]
+                [
+                    "get_document",
+                    "get_changes",
+                    "edit_document",
+                    "revert_changes"
+                ]
             );
             // Take the links, the view's own tool (and the cache scope they
             // change) away, and the lists are the same bytes.
@@ -268,7 +276,12 @@ mod tests {
             assert!(!listed(&response).iter().any(|name| name == "follow_pad"));
             assert_eq!(
                 linked(&response),
-                ["get_document", "get_changes", "edit_document"]
+                [
+                    "get_document",
+                    "get_changes",
+                    "edit_document",
+                    "revert_changes"
+                ]
             );
         }
         for response in both_eras(&no_waits, &viewing, "tools/call", call.clone()) {

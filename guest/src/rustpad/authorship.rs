@@ -22,7 +22,7 @@
 //!
 //! Facts only: which removals count, and over which stretch, is the rule's.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use operational_transform::{Operation as SeqPart, OperationSeq};
 use ropey::Rope;
@@ -99,6 +99,8 @@ pub struct Authorship {
     /// This process's writers, as the host noted them: each connection and
     /// the revision of its last entry.
     own_writers: HashMap<u64, u64>,
+    /// Those of them whose edit the history holds as the host noted it.
+    own_connections: HashSet<u64>,
     removals: Vec<Removed>,
     /// Entries followed: the revision the history has reached.
     entries: u64,
@@ -119,6 +121,7 @@ impl Authorship {
             credit: Rope::new(),
             authors: HashMap::new(),
             own_writers: HashMap::new(),
+            own_connections: HashSet::new(),
             removals: Vec::new(),
             entries: 0,
             unmarked_entries: 0,
@@ -163,6 +166,12 @@ impl Authorship {
         self.unfinished.remove(&author);
         let fill = match class {
             Class::Unmarked => UNMARKED,
+            // What a revert puts back was anyone's, and which characters
+            // whose is not kept: marked text is the reading that is safe
+            // both ways (removing it counts as a person's text would, and
+            // it never swells the people's share a later removal is
+            // measured against), never this server's own.
+            Class::Restorer | Class::ApprovedRestorer => MARKED,
             // The revision of this entry is the one the host noted as the
             // write's last: the connection is this process's (a number
             // alone is not enough: numbers start again when Rustpad does).
@@ -194,7 +203,10 @@ impl Authorship {
                 self.unmarked_entries += 1;
                 self.unmarked_chars += chars + inserted;
             }
-            OWN => self.in_text.own += inserted,
+            OWN => {
+                self.own_connections.insert(author);
+                self.in_text.own += inserted;
+            }
             _ => self.in_text.marked += inserted,
         }
         self.in_text = self.in_text - removed;
@@ -246,6 +258,12 @@ impl Authorship {
             }
         }
         Some(removed)
+    }
+
+    /// Whether the connection is one of this process's writers, checked
+    /// against the history (never so in hosts that keep nothing).
+    pub fn is_own(&self, author: u64) -> bool {
+        self.own_connections.contains(&author)
     }
 
     /// The class a connection's entries gave it (unmarked when it made none).
@@ -306,6 +324,31 @@ mod tests {
 
     fn credit(own: u64, marked: u64) -> Credit {
         Credit { own, marked }
+    }
+
+    #[test]
+    fn what_a_revert_puts_back_is_credited_as_marked_text() {
+        let record = fold(&[
+            (u64::MAX, r#"["person"]"#),
+            // A writer's " and server", then a person's deletion of "person".
+            (1, "[6]"),
+            (1, r#"[6," and server"]"#),
+            (2, r#"[-6,11]"#),
+            // A revert (three marks) puts "person" back.
+            (3, "[11]"),
+            (3, "[11]"),
+            (3, "[11]"),
+            (3, r#"["person",11]"#),
+        ]);
+        assert_eq!(record.class(3), Class::Restorer);
+        // What came back counts as marked text, like the writer's: never
+        // people's share, never this server's own.
+        assert_eq!(record.in_text(), credit(0, 17));
+        let mut all = OperationSeq::default();
+        all.delete(17);
+        assert_eq!(record.removed_by(&all), Some(credit(0, 17)));
+        // The revert moved no window on: two people's entries, as before it.
+        assert_eq!(record.unmarked_changes(), (2, 12));
     }
 
     #[test]

@@ -9,7 +9,10 @@
 //! - a connection whose first entry keeps everything is a *writer* of this
 //!   server's: what it inserts is this server's text;
 //! - a connection whose first two entries keep everything carries an edit a
-//!   person approved.
+//!   person approved;
+//! - three such entries: a revert (`revert_changes`), which puts back text
+//!   others wrote, so what it inserts is credited as people's text, never
+//!   as this server's; four: a revert a person approved.
 //!
 //! Anyone can send the same entries, but only on their own connection: a
 //! mark speaks for the entries of the connection that made it and no other.
@@ -39,6 +42,22 @@ pub enum Class {
     Writer,
     /// One of this server's write connections, carrying an approved edit.
     Approved,
+    /// One of this server's reverts: what it inserts is put back, not written.
+    Restorer,
+    /// A revert a person approved.
+    ApprovedRestorer,
+}
+
+impl Class {
+    /// Whether the connection's edit was approved by a person.
+    pub fn approved(self) -> bool {
+        matches!(self, Class::Approved | Class::ApprovedRestorer)
+    }
+
+    /// Whether the connection puts back what others wrote.
+    pub fn restores(self) -> bool {
+        matches!(self, Class::Restorer | Class::ApprovedRestorer)
+    }
 }
 
 /// Which mark a write sends before its edit.
@@ -46,6 +65,8 @@ pub enum Class {
 pub enum Mark {
     Writer,
     Approved,
+    Restorer,
+    ApprovedRestorer,
 }
 
 impl Mark {
@@ -57,11 +78,22 @@ impl Mark {
         }
     }
 
+    /// A revert's mark.
+    pub fn restoring(approved: bool) -> Mark {
+        if approved {
+            Mark::ApprovedRestorer
+        } else {
+            Mark::Restorer
+        }
+    }
+
     /// How many entries that keep everything the mark takes.
     pub fn entries(self) -> usize {
         match self {
             Mark::Writer => 1,
             Mark::Approved => 2,
+            Mark::Restorer => 3,
+            Mark::ApprovedRestorer => 4,
         }
     }
 }
@@ -79,7 +111,7 @@ pub fn changes_nothing(operation: &Operation) -> bool {
         .all(|part| matches!(part, Part::Retain(_)))
 }
 
-/// A connection's class as its entries arrive: decided by its first two.
+/// A connection's class as its entries arrive: decided by its first four.
 #[derive(Clone, Copy, Debug)]
 pub struct Classifier {
     class: Class,
@@ -99,6 +131,8 @@ impl Classifier {
         match (self.seen, self.class) {
             (0, _) if keeps_everything => self.class = Class::Writer,
             (1, Class::Writer) if keeps_everything => self.class = Class::Approved,
+            (2, Class::Approved) if keeps_everything => self.class = Class::Restorer,
+            (3, Class::Restorer) if keeps_everything => self.class = Class::ApprovedRestorer,
             _ => {}
         }
         self.seen = self.seen.saturating_add(1);
@@ -202,11 +236,27 @@ mod tests {
     }
 
     #[test]
-    fn the_first_two_entries_decide() {
+    fn the_first_entries_decide() {
         use Class::*;
         assert_eq!(classes(&[false, true, true]), [Unmarked; 3]);
         assert_eq!(classes(&[true, false, true]), [Writer; 3]);
         assert_eq!(classes(&[true, true, false]), [Writer, Approved, Approved]);
+        assert_eq!(
+            classes(&[true, true, true, false, true]),
+            [Writer, Approved, Restorer, Restorer, Restorer]
+        );
+        assert_eq!(
+            classes(&[true, true, true, true, true]),
+            [
+                Writer,
+                Approved,
+                Restorer,
+                ApprovedRestorer,
+                ApprovedRestorer
+            ]
+        );
+        assert!(ApprovedRestorer.approved() && ApprovedRestorer.restores());
+        assert!(!Restorer.approved() && !Approved.restores());
         // A mark later in a connection's life is no mark.
         assert_eq!(classes(&[false, true]), [Unmarked, Unmarked]);
     }

@@ -3,6 +3,7 @@
 
 pub mod authorship;
 pub mod base;
+pub mod change;
 pub mod check;
 mod error;
 pub mod fold;
@@ -18,6 +19,7 @@ pub mod socket;
 pub mod state;
 pub mod stats;
 pub mod track;
+pub mod undo;
 pub mod url;
 pub mod watch;
 

@@ -13,6 +13,7 @@ use serde_json::value::RawValue;
 
 use super::Error;
 use super::authorship::Authorship;
+use super::change::OwnEdit;
 use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
 use super::heard::{self, Edit};
 use super::marks::{self, Class, Marked};
@@ -101,6 +102,9 @@ pub struct PadState {
     pub(super) first_own_revision: Option<u64>,
     /// The revision of the last of them.
     pub(super) last_own_revision: Option<u64>,
+    /// This connection's last entry that changed the text, with the text
+    /// before and after it, for a session that keeps the text.
+    pub(super) own_edit: Option<OwnEdit>,
 }
 
 impl PadState {
@@ -125,6 +129,7 @@ impl PadState {
             own_entries: 0,
             first_own_revision: None,
             last_own_revision: None,
+            own_edit: None,
         }
     }
 
@@ -139,6 +144,12 @@ impl PadState {
     /// The revision of this connection's last entry in the history, if any.
     pub fn last_own_revision(&self) -> Option<u64> {
         self.last_own_revision
+    }
+
+    /// This connection's last edit that changed the text, for a session
+    /// that keeps the text.
+    pub fn own_edit(&self) -> Option<&OwnEdit> {
+        self.own_edit.as_ref()
     }
 
     /// Rustpad's number for this connection, once it has said.
@@ -226,6 +237,16 @@ impl PadState {
     /// The name of connection `id`, while it has the pad open and has said who it is.
     pub fn user_name(&self, id: u64) -> Option<&str> {
         self.users.get(&id).map(String::as_str)
+    }
+
+    /// The connections in the pad now that gave the name `name`, in order.
+    pub fn connections_named(&self, name: &str) -> Vec<u64> {
+        let me = self.me;
+        self.users
+            .iter()
+            .filter(|(id, given)| Some(**id) != me && given.as_str() == name)
+            .map(|(id, _)| *id)
+            .collect()
     }
 
     /// The names of everyone else who has the pad open and said who they are.
@@ -402,9 +423,9 @@ impl PadState {
                 .since
                 .as_ref()
                 .is_some_and(|s| s.wants(self.revision + 1));
-            let before = (recorded && mine && !marks::changes_nothing(&entry.operation))
-                .then(|| self.document.rope().cloned())
-                .flatten();
+            let own_change = mine && !marks::changes_nothing(&entry.operation);
+            let text_before = own_change.then(|| self.document.rope().cloned()).flatten();
+            let before = text_before.clone().filter(|_| recorded);
             self.document
                 .apply(&entry.operation)
                 .map_err(FoldError::CannotApply)?;
@@ -412,6 +433,13 @@ impl PadState {
                 positions::carry_all(self.positions.values_mut(), &entry.operation);
             }
             self.revision += 1;
+            if let (Some(before), Some(after)) = (text_before, self.document.rope()) {
+                self.own_edit = Some(OwnEdit {
+                    revision: self.revision,
+                    before,
+                    after: after.clone(),
+                });
+            }
             if mine {
                 ours += 1;
                 self.first_own_revision.get_or_insert(self.revision);

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::args::{NonEmptyText, PadId};
 use super::schema;
-use super::session::{check_limit, with_session, written};
+use super::session::{check_limit, undo_fields, with_fields, with_session, written};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::result::ToolResult;
@@ -41,7 +41,10 @@ fn description() -> String {
 
 fn output() -> Fields {
     schema::written(
-        json!({ "appended_characters": schema::integer() }),
+        schema::joined(
+            schema::undoable(),
+            json!({ "appended_characters": schema::integer() }),
+        ),
         &["appended_characters"],
     )
 }
@@ -61,12 +64,13 @@ fn run(call: &Call) -> ToolResult {
         text: NonEmptyText(text),
     } = call.arguments()?;
     let appended = char_len(text);
-    let after = with_session(call.url, id, Track::LENGTH, |socket| {
+    // The text is kept so that the result can name the change (its bases).
+    let (after, undo) = with_session(call.url, id, Track::TEXT, |socket| {
         let before = socket.document().len();
         check_limit(before + appended)?;
         let operation = Builder::new().retain(before).insert(text).finish();
         socket.edit(Mark::Writer, operation)?;
-        Ok(socket.document().len())
+        Ok((socket.document().len(), undo_fields(socket, call)))
     })?;
     written(
         call.url,
@@ -77,6 +81,6 @@ fn run(call: &Call) -> ToolResult {
             count(after, "character")
         ),
         after,
-        json!({ "appended_characters": appended }),
+        with_fields(json!({ "appended_characters": appended }), undo),
     )
 }

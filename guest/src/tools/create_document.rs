@@ -8,7 +8,7 @@ use serde_json::json;
 use super::args::{Language, PadId, Text};
 use super::catalogue::EPHEMERAL;
 use super::schema;
-use super::session::{outcome, with_session};
+use super::session::{outcome, undo_fields, with_fields, with_session};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::result::{self, ToolError, ToolResult};
@@ -44,7 +44,10 @@ fn description() -> String {
 
 fn output() -> Fields {
     schema::written(
-        json!({ "created": { "const": true }, "language": schema::string() }),
+        schema::joined(
+            schema::undoable(),
+            json!({ "created": { "const": true }, "language": schema::string() }),
+        ),
         &["created"],
     )
 }
@@ -87,7 +90,8 @@ fn run(call: &Call) -> ToolResult {
     };
     let text = text.map_or("", |Text(text)| text);
     let language = language.map(|Language(language)| language);
-    let characters = with_session(call.url, &id, Track::LENGTH, |socket| {
+    // The text is kept so that the result can name the change (its bases).
+    let (characters, undo) = with_session(call.url, &id, Track::TEXT, |socket| {
         if !socket.document().is_empty() {
             return Err(ToolError::new(format!(
                 "pad \"{id}\" already has content; use set_document to replace it or append_to_document to add to it"
@@ -106,7 +110,7 @@ fn run(call: &Call) -> ToolResult {
                 ))
             })?;
         }
-        Ok(socket.document().len())
+        Ok((socket.document().len(), undo_fields(socket, call)))
     })?;
     let link = call.url.share_link(&id);
     let sentence = if text.is_empty() {
@@ -117,7 +121,7 @@ fn run(call: &Call) -> ToolResult {
             count(char_len(text), "character")
         )
     };
-    let mut extra = json!({ "created": true });
+    let mut extra = with_fields(json!({ "created": true }), undo);
     if let Some(language) = language {
         extra["language"] = json!(language);
     }

@@ -12,14 +12,14 @@ use operational_transform::OperationSeq;
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::args::{BaseOrNow, Edits, Flag, PadId};
 use super::catalogue::{removal_threshold, removals_counted};
 use super::edit_effect::{Batch, Effect, applied, preview, report, untrusted_history};
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
 use super::schema::{self, described};
-use super::session::{judge_removal, pad_of, take_place};
+use super::session::{judge_removal, pad_of, take_place, undo_fields};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
@@ -61,7 +61,7 @@ fn description() -> String {
 fn output() -> Fields {
     schema::written(
         schema::joined(
-            schema::untrusted(),
+            schema::joined(schema::untrusted(), schema::undoable()),
             json!({
                 "revision": described(schema::integer(), "The pad's revision right after the edits (on a dry run: now)"),
                 "base": described(schema::string(), "Names that revision and its text: pass it to state further edits against it (on a dry run: the pad as it is now)"),
@@ -172,13 +172,13 @@ fn run(call: &Call) -> ToolResult {
     };
     let outcome = carry_out(&mut socket, &request, call);
     socket.close();
-    let (effect, base, would_ask) = outcome?;
+    let (effect, base, would_ask, undo) = outcome?;
     let batch = Batch {
         id: request.id,
         dry_run: request.dry_run,
         count: request.edits.len(),
     };
-    report(call.url, &batch, &effect, &base, would_ask)
+    report(call.url, &batch, &effect, &base, would_ask, undo)
 }
 
 /// Everything between the snapshot and the acknowledgement; the socket stays open.
@@ -186,7 +186,7 @@ fn carry_out(
     socket: &mut PadSocket,
     request: &Request,
     call: &Call,
-) -> Result<(Effect, Base, bool), ToolError> {
+) -> Result<(Effect, Base, bool, Value), ToolError> {
     let id = request.id;
     // A batch that removes text, or may use an approval, takes its place
     // among the pad's writes (see `rustpad::order`), so the history it is
@@ -258,7 +258,7 @@ fn carry_out(
         let before = socket.text()?.clone();
         let effect = preview(before, socket.revision(), &plan, &rebased, id)?
             .with_people(socket, Some(&rebased.operation));
-        return Ok((effect, base, removal.needs_person()));
+        return Ok((effect, base, removal.needs_person(), json!({})));
     }
     let mut asks = removal.needs_person();
     if !asks {
@@ -283,7 +283,7 @@ fn carry_out(
     // The host's turn for the pad goes back once the edit is acknowledged.
     drop(removal);
     let effect = applied(socket, &plan, id)?.with_people(socket, None);
-    Ok((effect, base, false))
+    Ok((effect, base, false, undo_fields(socket, call)))
 }
 
 /// The base the edits are stated against, checked against the pad's history,

@@ -147,6 +147,7 @@ pub(super) fn report(
     effect: &Effect,
     base: &Base,
     would_ask: bool,
+    undo: Value,
 ) -> ToolResult {
     let Batch { id, dry_run, count } = *batch;
     let after_text = effect.after.to_string();
@@ -220,6 +221,10 @@ pub(super) fn report(
     payload.insert("edits".into(), json!(ranges));
     payload.insert("diff".into(), json!(diff));
     payload.insert("diff_cut".into(), json!(cut));
+    if let Value::Object(undo) = undo {
+        // Its `base` is the one above.
+        payload.extend(undo);
+    }
     let summary = if dry_run {
         payload.insert("would_ask".into(), json!(would_ask));
         let asking = if would_ask {

@@ -8,7 +8,7 @@
 //! text comes — is "someone who has left". Entries that change nothing (the
 //! marks of this server's writes, `rustpad::marks`) are not counted.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -63,6 +63,11 @@ pub(super) fn output() -> Fields {
                             "name": described(schema::string(), &format!("The author's name while they have the pad open; otherwise \"{DEPARTED}\"")),
                             "in_pad": schema::boolean(),
                             "operations": schema::line_number(),
+                            "connections": {
+                                "type": "array",
+                                "items": schema::integer(),
+                                "description": format!("Rustpad's numbers for the connections behind these operations (the latest {MAX_CONNECTIONS_LISTED} of those who have left): pass one to revert_changes as by: {{\"connection\": N}}"),
+                            },
                         },
                         "required": ["name", "in_pad", "operations"],
                         "additionalProperties": false,
@@ -109,6 +114,19 @@ pub const DEPARTED: &str = "someone who has left";
 pub(super) struct Author {
     name: Option<String>,
     operations: usize,
+    /// The connections behind them, in order of first appearance.
+    connections: Vec<u64>,
+}
+
+/// Connections listed for everyone who has left, at most (the latest).
+const MAX_CONNECTIONS_LISTED: usize = 50;
+
+impl Author {
+    /// The connections the result lists: the latest of them.
+    fn listed(&self) -> &[u64] {
+        let skip = self.connections.len().saturating_sub(MAX_CONNECTIONS_LISTED);
+        &self.connections[skip..]
+    }
 }
 
 fn run(call: &Call) -> ToolResult {
@@ -170,6 +188,7 @@ impl Found<'_> {
                     "name": author.name.as_deref().unwrap_or(DEPARTED),
                     "in_pad": author.name.is_some(),
                     "operations": author.operations,
+                    "connections": author.listed(),
                 })
             })
             .collect();
@@ -202,6 +221,7 @@ pub(super) fn changes(socket: &PadSocket, id: &str, base: &Base) -> Result<Chang
     // At most one per user in the pad (the socket keeps a bounded number), plus the departed.
     let mut authors: Vec<Author> = Vec::new();
     let mut index: HashMap<Option<u64>, usize> = HashMap::new();
+    let mut seen = HashSet::new();
     // Entries that change nothing (the marks this server's writes send first) are no one's work.
     let changes = since
         .entries()
@@ -211,15 +231,19 @@ pub(super) fn changes(socket: &PadSocket, id: &str, base: &Base) -> Result<Chang
         let name = socket.user_name(entry.author);
         // Present authors by their connection; everyone who has left under one key.
         let key = name.is_some().then_some(entry.author);
-        match index.get(&key) {
-            Some(&at) => authors[at].operations += 1,
-            None => {
-                index.insert(key, authors.len());
-                authors.push(Author {
-                    name: name.map(str::to_string),
-                    operations: 1,
-                });
-            }
+        let at = *index.entry(key).or_insert_with(|| {
+            authors.push(Author {
+                name: name.map(str::to_string),
+                operations: 0,
+                connections: Vec::new(),
+            });
+            authors.len() - 1
+        });
+        let author = &mut authors[at];
+        author.operations += 1;
+        // A connection is either in the pad or not, so it is one author's.
+        if seen.insert(entry.author) {
+            author.connections.push(entry.author);
         }
     }
     let operations = changes.count();
@@ -285,9 +309,16 @@ pub(super) fn changes(socket: &PadSocket, id: &str, base: &Base) -> Result<Chang
     );
     let mut body = String::new();
     for author in &authors {
+        let listed = author.listed();
+        let numbers: Vec<String> = listed.iter().map(u64::to_string).collect();
+        let connections = match (listed.len(), author.connections.len()) {
+            (1, 1) => format!("connection {}", numbers[0]),
+            (shown, all) if shown == all => format!("connections {}", numbers.join(", ")),
+            (_, all) => format!("{all} connections, the latest {}", numbers.join(", ")),
+        };
         let name = match &author.name {
-            Some(name) => format!("{name} (in the pad)"),
-            None => DEPARTED.to_string(),
+            Some(name) => format!("{name} (in the pad, {connections})"),
+            None => format!("{DEPARTED} ({connections})"),
         };
         body.push_str(&format!(
             "{name}: {}\n",

@@ -53,6 +53,7 @@ tools! {
     replace_in_document,
     edit_document,
     set_language,
+    revert_changes,
     wait_for_changes,
     // What adding a read tool takes, shown by one that exists only in tests.
     #[cfg(test)]
@@ -64,6 +65,7 @@ pub static GET_DOCUMENT: &Tool = &get_document::TOOL;
 /// The tools besides it whose results the pad view shows (a diff).
 pub static GET_CHANGES: &Tool = &get_changes::TOOL;
 pub static EDIT_DOCUMENT: &Tool = &edit_document::TOOL;
+pub static REVERT_CHANGES: &Tool = &revert_changes::TOOL;
 /// The pad view's own wait, in no list but the view's client's.
 pub static FOLLOW_PAD: &Tool = &wait_for_changes::FOLLOW;
 pub static WAIT_FOR_CHANGES: &Tool = &wait_for_changes::TOOL;

@@ -12,7 +12,7 @@ use super::args::{Flag, NonEmptyText, PadId, Text};
 use super::catalogue::removals_counted;
 use super::schema;
 use super::session::{
-    check_limit, judge_removal, pad_of, take_place, text_of, with_session, written,
+    check_limit, judge_removal, pad_of, take_place, text_of, with_session, written, undo_fields, with_fields
 };
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
@@ -52,7 +52,13 @@ fn description() -> String {
 }
 
 fn output() -> Fields {
-    schema::written(json!({ "replacements": schema::integer() }), &["replacements"])
+    schema::written(
+        schema::joined(
+            schema::undoable(),
+            json!({ "replacements": schema::integer() }),
+        ),
+        &["replacements"],
+    )
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -91,7 +97,7 @@ fn run(call: &Call) -> ToolResult {
     let track = Track::TEXT
         .with_authorship()
         .since_at_most(call.asked_at());
-    let (replacements, after) = with_session(call.url, id, track, |socket| {
+    let (replacements, after, undo) = with_session(call.url, id, track, |socket| {
         // A replacement that removes text, or may use an approval, takes
         // its place among the pad's writes first, so what it reads below
         // includes what writes marked before it did.
@@ -132,7 +138,7 @@ fn run(call: &Call) -> ToolResult {
         socket.edit(Mark::of(asks), wire)?;
         // The host's turn for the pad goes back once the edit is acknowledged.
         drop(removal);
-        Ok((count, socket.document().len()))
+        Ok((count, socket.document().len(), undo_fields(socket, call)))
     })?;
     let plural = if replacements == 1 {
         "occurrence"
@@ -144,7 +150,7 @@ fn run(call: &Call) -> ToolResult {
         id,
         format!("Replaced {replacements} {plural} in pad \"{id}\"."),
         after,
-        json!({ "replacements": replacements }),
+        with_fields(json!({ "replacements": replacements }), undo),
     )
 }
 

@@ -80,6 +80,16 @@ pub fn written(own: Value, own_required: &[&'static str]) -> Fields {
     }
 }
 
+/// The fields a write that changed the text gives out so that it can be
+/// undone (`revert_changes`): absent when it wrote nothing.
+pub fn undoable() -> Value {
+    json!({
+        "change": { "type": "string", "description": "Names this write's change: pass it to revert_changes to take back exactly this change (while Rustpad keeps the pad's history)" },
+        "base_before": { "type": "string", "description": "The base just before this write's change: the text it was made on" },
+        "base": { "type": "string", "description": "The base just after this write's change" },
+    })
+}
+
 pub fn described(mut schema: Value, description: &str) -> Value {
     schema["description"] = json!(description);
     schema

@@ -18,6 +18,7 @@ use crate::grants;
 use crate::guard::Pad;
 use crate::guard::removal::{self, Change, Ledger, Removal};
 use crate::result::{self, ToolError, ToolResult};
+use crate::rustpad::change::Handle;
 use crate::rustpad::socket::{PadSocket, PadState, Queue, Track};
 use crate::rustpad::url::RustpadUrl;
 use crate::text::MAX_DOCUMENT_CHARS;
@@ -98,6 +99,38 @@ pub fn judge_removal(
         }
     }
     Ok(ledger.judge(socket.document().len(), operation))
+}
+
+/// What undoing the session's own edit needs, for a write's result:
+/// `change` (see [`Handle`]), `base_before` and `base`; nothing when the
+/// session made no edit, and no `change` when Rustpad's start time cannot
+/// be read (the edit stands either way).
+pub fn undo_fields(socket: &PadSocket, call: &Call) -> Value {
+    let Some(edit) = socket.own_edit() else {
+        return json!({});
+    };
+    let before = edit.base_before();
+    let mut fields = json!({
+        "base_before": before.to_string(),
+        "base": edit.base_after().to_string(),
+    });
+    if let (Some(connection), Ok(started)) = (socket.me(), call.rustpad_started()) {
+        let handle = Handle {
+            before,
+            connection,
+            started,
+        };
+        fields["change"] = json!(handle.to_string());
+    }
+    fields
+}
+
+/// `extra` with the fields of `more` added.
+pub fn with_fields(mut extra: Value, more: Value) -> Value {
+    if let (Some(extra), Value::Object(more)) = (extra.as_object_mut(), more) {
+        extra.extend(more);
+    }
+    extra
 }
 
 /// Refuses a write that would make the pad longer than Rustpad allows.

@@ -8,7 +8,9 @@ use serde_json::json;
 
 use super::args::{PadId, Text};
 use super::schema;
-use super::session::{outcome, pad_of, take_place, text_of, with_session, written};
+use super::session::{
+    outcome, pad_of, take_place, text_of, undo_fields, with_fields, with_session, written,
+};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
@@ -39,12 +41,15 @@ pub static TOOL: Tool = Tool {
 };
 
 fn description() -> String {
-    "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content cannot be restored. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string()
+    "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content can be got back (with revert_changes and the change this call returns) only while Rustpad keeps the pad's history. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string()
 }
 
 fn output() -> Fields {
     schema::written(
-        json!({ "changed": schema::boolean(), "characters_before": schema::integer() }),
+        schema::joined(
+            schema::undoable(),
+            json!({ "changed": schema::boolean(), "characters_before": schema::integer() }),
+        ),
         &["changed", "characters_before"],
     )
 }
@@ -69,7 +74,7 @@ fn run(call: &Call) -> ToolResult {
     let track = Track::TEXT
         .with_authorship()
         .since_at_most(call.asked_at());
-    let (before, after, changed) = with_session(call.url, id, track, |socket| {
+    let (before, after, changed, undo) = with_session(call.url, id, track, |socket| {
         // Its place among the pad's writes first, so that what it reads
         // holds every write marked before it: two calls at once with one
         // approval, or with one text for an empty pad, then make it once.
@@ -77,7 +82,7 @@ fn run(call: &Call) -> ToolResult {
         let before = socket.document().len();
         let old = text_of(socket)?;
         if old == text {
-            return Ok((before, before, false));
+            return Ok((before, before, false, json!({})));
         }
         if before > 0 {
             let proposal = Proposal {
@@ -105,7 +110,7 @@ fn run(call: &Call) -> ToolResult {
         let operation = Builder::new().delete(before).insert(text).finish();
         // Whatever this removes, a person approved (a non-empty pad asks).
         socket.edit(Mark::of(before > 0), operation)?;
-        Ok((before, socket.document().len(), true))
+        Ok((before, socket.document().len(), true, undo_fields(socket, call)))
     })?;
     if !changed {
         return result::reported(
@@ -127,7 +132,7 @@ fn run(call: &Call) -> ToolResult {
             count(new_length, "character")
         ),
         after,
-        json!({ "changed": true, "characters_before": before }),
+        with_fields(json!({ "changed": true, "characters_before": before }), undo),
     )
 }
 

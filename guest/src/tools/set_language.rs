@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::args::{Language, PadId};
 use super::catalogue::EPHEMERAL;
-use super::schema;
+use super::schema::{self, described};
 use super::session::{outcome, with_session};
 use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
@@ -38,7 +38,13 @@ fn description() -> String {
 }
 
 fn output() -> Fields {
-    schema::written(json!({ "language": schema::string() }), &["language"])
+    schema::written(
+        json!({
+            "language": schema::string(),
+            "language_before": described(schema::string(), "The pad's language before this call, when it had one: set it again to go back (revert_changes does not undo languages)"),
+        }),
+        &["language"],
+    )
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -54,10 +60,15 @@ fn run(call: &Call) -> ToolResult {
         id: PadId(id),
         language: Language(language),
     } = call.arguments()?;
-    let characters = with_session(call.url, id, Track::LENGTH, |socket| {
+    let (characters, before) = with_session(call.url, id, Track::LENGTH, |socket| {
+        let before = socket.language().map(str::to_string);
         socket.set_language(language)?;
-        Ok(socket.document().len())
+        Ok((socket.document().len(), before))
     })?;
+    let mut extra = json!({ "language": language });
+    if let Some(before) = before {
+        extra["language_before"] = json!(before);
+    }
     result::reported(
         format!("Set the language of pad \"{id}\" to {language}."),
         outcome(
@@ -65,7 +76,7 @@ fn run(call: &Call) -> ToolResult {
             id,
             characters,
             EPHEMERAL,
-            json!({ "language": language }),
+            extra,
         ),
     )
 }

@@ -75,7 +75,6 @@ use operational_transform::OperationSeq;
 use crate::digest;
 use crate::grants::tally::{self, Amount, Turn};
 use crate::rustpad::authorship::{Authorship, Credit};
-use crate::rustpad::marks::Class;
 use crate::rustpad::socket::Queue;
 use crate::text::{count, count_as};
 pub use change::Change;
@@ -244,7 +243,7 @@ impl<'a> Ledger<'a> {
             if moved_on {
                 break;
             }
-            if history.class(removal.author) == Class::Approved || (self.at_work)(removal.author) {
+            if history.class(removal.author).approved() || (self.at_work)(removal.author) {
                 continue;
             }
             counted.all += removal.chars;

@@ -12,7 +12,10 @@
 //! reader, in one place ([`reader`]).
 
 mod reader;
+mod revert;
 mod schemas;
+
+pub use revert::{By, ChangeHandle};
 
 use std::fmt;
 

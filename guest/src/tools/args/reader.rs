@@ -194,7 +194,12 @@ impl<'de> Deserializer<'de> for Argument<'de> {
                 items: items.iter().enumerate(),
                 len: items.len(),
             }),
-            Value::Object(_) => Err(de::Error::invalid_type(de::Unexpected::Map, &visitor)),
+            // Only a type that asks for any value sees a map this way
+            // (`revert_changes`'s `by`); structs are read by field below.
+            Value::Object(map) => visitor.visit_map(Entries {
+                entries: map.iter(),
+                value: None,
+            }),
         }
     }
 
@@ -235,6 +240,38 @@ impl<'de> Deserializer<'de> for Argument<'de> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map enum identifier
         ignored_any
+    }
+}
+
+/// An object argument's entries, for a type that reads any value.
+struct Entries<'a> {
+    entries: serde_json::map::Iter<'a>,
+    value: Option<&'a Value>,
+}
+
+impl<'de> de::MapAccess<'de> for Entries<'de> {
+    type Error = Problem;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Problem> {
+        match self.entries.next() {
+            None => Ok(None),
+            Some((key, value)) => {
+                self.value = Some(value);
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(key.as_str()))
+                    .map(Some)
+            }
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Problem> {
+        let value = self
+            .value
+            .take()
+            .ok_or_else(|| de::Error::custom("argument has a value without a key"))?;
+        seed.deserialize(Argument(value))
     }
 }
 

@@ -8,10 +8,10 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use super::{
-    BaseOrNow, ConfirmToken, Edits, Flag, GivenBase, Language, Line, MAX_LINE, NonEmptyText, PadId,
-    Text,
+    BaseOrNow, By, ChangeHandle, ConfirmToken, Edits, Flag, GivenBase, Language, Line, MAX_LINE,
+    NonEmptyText, PadId, Text,
 };
-use crate::rustpad::base;
+use crate::rustpad::{base, change};
 use crate::text::{MAX_DOCUMENT_CHARS, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOKEN_CHARS};
 use crate::tools::locate::MAX_EDITS;
 
@@ -86,6 +86,30 @@ argument_schema!(GivenBase, "GivenBase", |_generator| json_schema!({
 argument_schema!(BaseOrNow, "BaseOrNow", |generator| GivenBase::json_schema(
     generator
 ));
+
+argument_schema!(ChangeHandle, "ChangeHandle", |_generator| json_schema!({
+    "type": "string",
+    "pattern": change::PATTERN,
+}));
+
+argument_schema!(By, "By", |_generator| json_schema!({
+    "oneOf": [
+        { "type": "string", "enum": ["this_server", "everyone"] },
+        {
+            "type": "object",
+            "properties": { "connection": { "type": "integer", "minimum": 0 } },
+            "required": ["connection"],
+            "additionalProperties": false,
+        },
+        {
+            "type": "object",
+            "properties": { "name": { "type": "string", "minLength": 1, "maxLength": crate::text::MAX_LABEL_CHARS } },
+            "required": ["name"],
+            "additionalProperties": false,
+        },
+    ],
+    "default": "this_server",
+}));
 
 // Absent means no, which the schema says as its default.
 argument_schema!(Flag, "Flag", |_generator| json_schema!({

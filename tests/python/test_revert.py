@@ -1,0 +1,359 @@
+"""`revert_changes` through the real SDK client, in both eras, on the test Rustpad's wire: a
+write's change taken back while a person types, whose changes since a base, the pad put back at
+a base, a second run that takes nothing back, a refusal once the history is gone, the guard
+where a revert removes people's text, and what it puts back counting as people's text again."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import Counter
+
+import anyio
+import pytest
+
+from conftest import HANG_GUARD_SECONDS, RustpadServer, call, client_info_named, failed, minimal_env, ok, text_of
+from test_act import TOKEN as ACT_TOKEN
+from test_act import act_client
+from test_act import data as act_data
+from test_act import refusal as act_refusal
+from test_guard import ERAS, Person, guarded_client, token_in
+from test_other_deployments import this_deployment
+
+pytestmark = pytest.mark.anyio
+
+CHANGE = re.compile(r"^r(0|[1-9][0-9]*)\.[0-9a-f]{16}:c(0|[1-9][0-9]*):t(0|[1-9][0-9]*)$")
+
+
+@pytest.fixture(params=ERAS)
+def era(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+async def client(rustpad, era):
+    async with guarded_client(rustpad, era) as client:
+        yield client
+
+
+def paragraph(label: str, size: int) -> str:
+    line = f"{label}: a person's own words, typed by hand.\n"
+    return (line * (size // len(line) + 1))[:size].rsplit("\n", 1)[0] + "\n"
+
+
+async def test_an_append_taken_back_by_its_change_leaves_exactly_the_persons_text(rustpad, pad, client):
+    rustpad.seed(pad, "first line\nlast line\n")
+    appended = "".join(f"model line {n}\n" for n in range(50))
+    result = ok(await call(client, "append_to_document", {"id": pad, "text": appended}))
+    assert CHANGE.match(result["change"]), result
+    assert result["base"] != result["base_before"]
+    # A person types in the middle of the pad after the append.
+    now = rustpad.text(pad)
+    rustpad.set_by_person(pad, now.replace("first line\n", "first line\nTYPED BY A PERSON 🎉\n"))
+    undone = ok(await call(client, "revert_changes", {"id": pad, "change": result["change"]}))
+    assert rustpad.text(pad) == "first line\nTYPED BY A PERSON 🎉\nlast line\n"
+    assert undone["taken_back"] == 1 and undone["removed_characters"] == len(appended)
+    assert undone["restored_characters"] == 0 and undone["kept_lines"] == []
+    assert CHANGE.match(undone["change"])
+    # Again: nothing left to take back, and nothing written.
+    again = await call(client, "revert_changes", {"id": pad, "change": result["change"]})
+    assert ok(again)["taken_back"] == 0
+    assert "Nothing to take back" in text_of(again)
+    assert rustpad.text(pad) == "first line\nTYPED BY A PERSON 🎉\nlast line\n"
+
+
+async def test_this_servers_writes_since_a_base_are_taken_back_and_no_one_elses(rustpad, pad, client):
+    rustpad.seed(pad, "one\ntwo\n")
+    first = ok(await call(client, "append_to_document", {"id": pad, "text": "three\n"}))
+    rustpad.set_by_person(pad, "zero\none\ntwo\nthree\n")
+    ok(await call(client, "replace_in_document", {"id": pad, "search": "two", "replace": "TWO"}))
+    undone = ok(
+        await call(client, "revert_changes", {"id": pad, "base": first["base_before"], "by": "this_server"})
+    )
+    assert rustpad.text(pad) == "zero\none\ntwo\n"
+    assert undone["taken_back"] == 2
+    again = ok(await call(client, "revert_changes", {"id": pad, "base": first["base_before"]}))
+    assert again["taken_back"] == 0 and rustpad.text(pad) == "zero\none\ntwo\n"
+
+
+async def test_a_persons_deleted_paragraph_comes_back_and_another_persons_typing_stays(rustpad, pad, client):
+    kept = "Intro.\n"
+    gone = "The paragraph someone deleted by mistake.\n"
+    rustpad.seed(pad, kept + gone + "End.\n")
+    read = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))
+    deleter = rustpad.set_by_person(pad, kept + "End.\n", name="deleter")
+    rustpad.set_by_person(pad, kept + "End.\nAnother person's line.\n", name="other")
+    changes = ok(await call(client, "get_changes", {"id": pad, "base": read["base"]}))
+    connections = [n for author in changes["authors"] for n in author["connections"]]
+    assert deleter["identity"] in connections, changes
+    undone = ok(
+        await call(
+            client,
+            "revert_changes",
+            {"id": pad, "base": read["base"], "by": {"connection": deleter["identity"]}},
+        )
+    )
+    assert rustpad.text(pad) == kept + gone + "End.\nAnother person's line.\n"
+    assert undone["restored_characters"] == len(gone) and undone["removed_characters"] == 0
+    assert undone["lines"] == [2, 2]
+    again = ok(
+        await call(
+            client,
+            "revert_changes",
+            {"id": pad, "base": read["base"], "by": {"connection": deleter["identity"]}},
+        )
+    )
+    assert again["taken_back"] == 0
+
+
+async def test_typing_inside_text_taken_back_stays_and_the_result_says_where(rustpad, pad, client):
+    rustpad.seed(pad, "top\n")
+    result = ok(await call(client, "append_to_document", {"id": pad, "text": "model words here\n"}))
+    rustpad.set_by_person(pad, "top\nmodel words PERSON here\n")
+    reverted = await call(client, "revert_changes", {"id": pad, "change": result["change"]})
+    undone = ok(reverted)
+    # The person's edit was "PERSON " inside the model's line: that stays, the line's ends go.
+    assert rustpad.text(pad) == "top\nPERSON "
+    assert undone["kept_lines"] == [2], undone
+    assert "their characters stay, on line 2" in text_of(reverted)
+
+
+async def test_an_approved_set_document_is_undone_to_the_text_read_before_it(rustpad, pad, era):
+    old = paragraph("old", 2000)
+    rustpad.seed(pad, old)
+    person = Person("accept")
+    async with guarded_client(rustpad, era, person) as client:
+        before = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))
+        arguments = {"id": pad, "text": "entirely new text\n"}
+        written = ok(await call(client, "set_document", arguments))
+        assert len(person.asked) == 1
+        assert rustpad.text(pad) == "entirely new text\n"
+        undone = ok(
+            await call(client, "revert_changes", {"id": pad, "base": written["base_before"], "by": "everyone"})
+        )
+        assert rustpad.text(pad) == old
+        # Nothing differs from what the read before gave.
+        changes = ok(await call(client, "get_changes", {"id": pad, "base": before["base"]}))
+        assert changes["changed"] is False and changes["diff"] == ""
+        assert undone["restored_characters"] > 0
+        again = ok(
+            await call(client, "revert_changes", {"id": pad, "base": written["base_before"], "by": "everyone"})
+        )
+        assert again["taken_back"] == 0
+
+
+async def test_a_restored_paragraph_removed_whole_asks_as_before(rustpad, pad):
+    words = paragraph("restored", 3000)
+    rustpad.seed(pad, "head\n")
+    read = None
+    async with guarded_client(rustpad, "legacy") as client:
+        read = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))
+        rustpad.set_by_person(pad, "head\n" + words)
+        before_removal = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))
+        rustpad.set_by_person(pad, "head\n")
+        # Taking back the person's removal puts their words back, unasked.
+        undone = ok(
+            await call(client, "revert_changes", {"id": pad, "base": before_removal["base"], "by": "everyone"})
+        )
+        assert rustpad.text(pad) == "head\n" + words and undone["restored_characters"] == len(words)
+        # Removing them whole asks, as it would have before they were removed and restored.
+        asked = await call(client, "replace_in_document", {"id": pad, "search": words, "replace": ""})
+        assert token_in(text_of(asked))
+        assert rustpad.text(pad) == "head\n" + words
+        # Taking back the person's insert is a removal of people's text: asked too.
+        asked = await call(client, "revert_changes", {"id": pad, "base": read["base"], "by": "everyone"})
+        assert token_in(text_of(asked)) and rustpad.text(pad) == "head\n" + words
+
+
+async def test_taking_back_this_servers_own_text_does_not_ask(rustpad, pad):
+    rustpad.seed(pad, "a person's line\n")
+    async with guarded_client(rustpad, "legacy") as client:
+        written = ok(await call(client, "append_to_document", {"id": pad, "text": paragraph("model", 5000)}))
+        undone = ok(await call(client, "revert_changes", {"id": pad, "change": written["change"]}))
+        assert undone["removed_characters"] > 4000 and rustpad.text(pad) == "a person's line\n"
+
+
+async def test_a_change_or_base_from_a_history_that_is_gone_is_refused(rustpad, pad, client):
+    rustpad.seed(pad, "before\n")
+    written = ok(await call(client, "append_to_document", {"id": pad, "text": "added\n"}))
+    # The pad dropped and written again from empty, as after Rustpad's expiry.
+    rustpad.seed(pad, "someone else's pad now\n")
+    refused = failed(await call(client, "revert_changes", {"id": pad, "change": written["change"]}))
+    assert "nothing can be taken back" in refused and "history" in refused, refused
+    refused = failed(await call(client, "revert_changes", {"id": pad, "base": written["base_before"]}))
+    assert "nothing can be taken back" in refused, refused
+    assert rustpad.text(pad) == "someone else's pad now\n"
+
+
+async def test_a_change_from_before_rustpad_restarted_is_refused(tmp_path, pad):
+    first = RustpadServer(str(__import__("conftest").TEST_SERVER_BIN))
+    port = int(first.url.rsplit(":", 1)[1])
+    try:
+        first.seed(pad, "before\n")
+        async with guarded_client(first, "legacy") as client:
+            written = ok(await call(client, "append_to_document", {"id": pad, "text": "added\n"}))
+    finally:
+        first.stop()
+    # Rustpad's start time counts whole seconds, as the real one's does: a restart within the
+    # same second with the same history up to the handle could not be told apart on the wire.
+    time.sleep(1.1)
+    again = RustpadServer(str(__import__("conftest").TEST_SERVER_BIN), port=port)
+    try:
+        # The same text at the same revision again: only the start time tells the histories apart.
+        again.seed(pad, "before\n")
+        async with guarded_client(again, "legacy") as client:
+            ok(await call(client, "append_to_document", {"id": pad, "text": "added\n"}))
+            refused = failed(await call(client, "revert_changes", {"id": pad, "change": written["change"]}))
+        assert "Rustpad has restarted" in refused, refused
+        assert again.text(pad) == "before\nadded\n"
+    finally:
+        again.stop()
+
+
+async def test_by_name_takes_the_one_person_of_that_name_or_lists_connections(rustpad, pad, client):
+    rustpad.seed(pad, "start\n")
+    read = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))
+    with rustpad.person(pad, name="alice") as alice:
+        await alice.set_text("start\nalice's line\n")
+        rustpad.set_by_person(pad, "start\nalice's line\nbob's line\n", name="bob")
+        refused = failed(
+            await call(client, "revert_changes", {"id": pad, "base": read["base"], "by": {"name": "bob"}})
+        )
+        assert "nobody of that name is in the pad now" in refused and str(alice.identity) in refused
+        undone = ok(await call(client, "revert_changes", {"id": pad, "base": read["base"], "by": {"name": "alice"}}))
+    assert rustpad.text(pad) == "start\nbob's line\n" and undone["taken_back"] == 1
+
+
+async def test_bad_arguments_are_refused_before_anything_is_read(rustpad, pad, client):
+    for arguments, expected in [
+        ({"id": pad}, "say what to take back"),
+        ({"id": pad, "change": "r1.0123456789abcdef"}, "not a change this server gives out"),
+        ({"id": pad, "base": "r1.0123456789abcdef", "by": "someone"}, "\"this_server\", \"everyone\""),
+        ({"id": pad, "base": "r1.0123456789abcdef", "by": {"connection": -1}}, "\"this_server\""),
+        (
+            {"id": pad, "change": "r1.0123456789abcdef:c1:t1", "base": "r1.0123456789abcdef"},
+            "either change, or base",
+        ),
+    ]:
+        assert expected in failed(await call(client, "revert_changes", arguments)), arguments
+    assert rustpad.text(pad) == ""
+
+
+async def test_a_dry_run_shows_the_diff_and_writes_nothing(rustpad, pad, client):
+    rustpad.seed(pad, "keep\n")
+    written = ok(await call(client, "append_to_document", {"id": pad, "text": "drop me\n"}))
+    preview = ok(await call(client, "revert_changes", {"id": pad, "change": written["change"], "dry_run": True}))
+    assert preview["dry_run"] is True and preview["would_ask"] is False
+    assert "-drop me" in preview["diff"]
+    assert rustpad.text(pad) == "keep\ndrop me\n"
+
+
+async def test_set_language_says_what_it_replaced(rustpad, pad, client):
+    rustpad.seed(pad, "x\n", language="python")
+    result = ok(await call(client, "set_language", {"id": pad, "language": "rust"}))
+    assert result["language_before"] == "python"
+
+
+def test_readonly_has_no_revert(rustpad):
+    from conftest import initialize_message, request, run_server
+
+    run = run_server(
+        minimal_env(RUSTPAD_URL=rustpad.url, RUSTPAD_READ_ONLY="true"),
+        [initialize_message(), request(1, "tools/list", {})],
+    )
+    names = [tool["name"] for tool in run.response(1)["result"]["tools"]]
+    assert "revert_changes" not in names and "get_changes" in names
+
+
+MARK = "§"
+
+
+async def test_two_hundred_reverts_while_a_person_types_lose_no_typed_character(rustpad, pad):
+    """The concurrency trial's typist types throughout (one session after another, so that it is in
+    the pad for every revert); the server appends a line and takes it back, 200 times. Every
+    character typed is in the pad at the end, and nothing of the server's."""
+    initial = "the person's page\n"
+    rustpad.seed(pad, initial)
+    typed: list[str] = []
+    finished = anyio.Event()
+
+    async def type_() -> None:
+        seed = 1
+        while not finished.is_set():
+            command = rustpad.typist_command(pad, seed=seed, count=100, delay_us=3000, name="typist")
+            with anyio.fail_after(HANG_GUARD_SECONDS):
+                done = await anyio.run_process(command, check=False)
+            assert done.returncode == 0, done.stderr.decode(errors="replace")
+            report = json.loads(done.stdout)
+            assert report["skipped"] == 0
+            typed.extend(report["typed"])
+            seed += 1
+
+    async with guarded_client(rustpad, "auto") as client, anyio.create_task_group() as group:
+        group.start_soon(type_)
+        await rustpad.wait_for_frame(pad, client_info_named("typist"))
+        for n in range(200):
+            line = f"{MARK}{n}{MARK}\n"
+            written = ok(await call(client, "append_to_document", {"id": pad, "text": line}))
+            undone = ok(await call(client, "revert_changes", {"id": pad, "change": written["change"]}))
+            assert undone["taken_back"] == 1, undone
+            assert undone["removed_characters"] == len(line), undone
+        finished.set()
+    final = rustpad.text(pad)
+    assert MARK not in final
+    assert Counter(final) == Counter(initial) + Counter("".join(typed)), final
+    assert len(typed) >= 100
+
+
+async def test_two_deployments_on_one_pad_each_take_back_only_their_own(rustpad, pad):
+    rustpad.seed(pad, "a person's start\n")
+    ours_env = {"RUSTPAD_SEAL_KEY": "a" * 64}
+    theirs_env = {"RUSTPAD_SEAL_KEY": "b" * 64}
+    async with guarded_client(rustpad, "legacy", **ours_env) as ours, guarded_client(
+        rustpad, "legacy", **theirs_env
+    ) as theirs:
+        first = ok(await call(ours, "append_to_document", {"id": pad, "text": "ours one\n"}))
+        ok(await call(theirs, "append_to_document", {"id": pad, "text": "theirs\n"}))
+        ok(await call(ours, "append_to_document", {"id": pad, "text": "ours two\n"}))
+        undone = ok(await call(ours, "revert_changes", {"id": pad, "base": first["base_before"]}))
+        assert undone["taken_back"] == 2 and rustpad.text(pad) == "a person's start\ntheirs\n"
+        # The other deployment has nothing of its own since that base but its line.
+        again = ok(await call(theirs, "revert_changes", {"id": pad, "base": first["base_before"]}))
+        assert again["taken_back"] == 1 and rustpad.text(pad) == "a person's start\n"
+
+
+async def test_under_wasmtime_serve_a_revert_is_asked_and_made_once(rustpad, pad):
+    """A host that keeps nothing has no record of this server's own text: taking back even its
+    own append removes marked text, so it asks (here by token), and `this_server` knows nothing."""
+    rustpad.seed(pad, "first line\nlast line\n")
+    async with this_deployment("wasmtime", rustpad) as client:
+        written = ok(await call(client, "append_to_document", {"id": pad, "text": "appended\n"}))
+        nothing = await call(client, "revert_changes", {"id": pad, "base": written["base_before"]})
+        assert ok(nothing)["taken_back"] == 0 and "This host keeps nothing between calls" in text_of(nothing)
+        arguments = {"id": pad, "change": written["change"]}
+        token = token_in(text_of(await call(client, "revert_changes", arguments)))
+        assert rustpad.text(pad) == "first line\nlast line\nappended\n"
+        ok(await call(client, "revert_changes", {**arguments, "confirm_token": token}))
+        assert rustpad.text(pad) == "first line\nlast line\n"
+        # Sent again, token and all: nothing is left to take back, so nothing is asked or written.
+        replayed = ok(await call(client, "revert_changes", {**arguments, "confirm_token": token}))
+        assert replayed["taken_back"] == 0 and rustpad.text(pad) == "first line\nlast line\n"
+        # Putting the pad back at a base over a person's typing asks too.
+        typed = paragraph("typed", 400)
+        rustpad.set_by_person(pad, "first line\nlast line\n" + typed)
+        asked = await call(client, "revert_changes", {"id": pad, "base": written["base_before"], "by": "everyone"})
+        assert token_in(text_of(asked)) and rustpad.text(pad).endswith(typed)
+
+
+async def test_under_act_a_revert_goes_through_by_token(rustpad, pad):
+    rustpad.seed(pad, "the person's notes\n")
+    async with act_client("stdio", rustpad) as client:
+        written = act_data(await call(client, "append_to_document", {"id": pad, "text": "a model's line\n"}))
+        arguments = {"id": pad, "change": written["change"]}
+        offer = act_refusal(await call(client, "revert_changes", arguments))
+        [token] = ACT_TOKEN.findall(offer)
+        undone = act_data(await call(client, "revert_changes", {**arguments, "confirm_token": token}))
+        assert undone["taken_back"] == 1 and rustpad.text(pad) == "the person's notes\n"
+        again = act_data(await call(client, "revert_changes", arguments))
+        assert again["taken_back"] == 0
