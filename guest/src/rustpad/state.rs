@@ -4,6 +4,11 @@
 //! the session tracks besides: a record of recent edits, who wrote what). Separate from the connection
 //! ([`super::socket`]), so it can be driven, and fuzzed, with frames from
 //! anywhere.
+//!
+//! Why this file is long: every message Rustpad sends changes this one
+//! state, and the fold of each (history, identity, users, carets, language,
+//! this connection's own edit) reads and writes the same fields; split, the
+//! halves would share them all.
 
 use std::collections::BTreeMap;
 use std::time::Instant;

@@ -3,33 +3,35 @@
 //!
 //! What to take back is one write's change (the handle its result gave out)
 //! or whose changes since a base. The undo is built from the history by
-//! [`undo::take_back`], judged by the removal rule like any write (what it
+//! [`crate::rustpad::undo::take_back`], judged by the removal rule like any write (what it
 //! removes may be people's text; what it puts back is not asked about), and
 //! sent as one edit through the socket, so typing at that moment is kept.
 //! Its mark says it restores ([`Mark::restoring`]): what it puts back counts
 //! as people's text from then on, whoever first wrote it.
 
+mod choose;
+mod report;
+
+use choose::undo_of;
+use report::{Report, kept_lines, nothing_to_take_back};
+
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::args::{By, ChangeHandle, Flag, GivenBase, PadId};
-use super::catalogue::{EPHEMERAL, removal_threshold, removals_counted};
-use super::diff::{self, Diff};
+use super::catalogue::{removal_threshold, removals_counted};
 use super::schema::{self, Fields, described};
 use super::session::{check_limit, judge_removal, pad_of, take_place, undo_fields};
 use super::tool::{Annotations, Call, Tool};
 use crate::guard::Proposal;
 use crate::guard::removal::Change;
-use crate::result::{self, ToolError, ToolResult};
+use crate::result::{ToolError, ToolResult};
 use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::marks::Mark;
-use crate::rustpad::ot::Builder;
-use crate::rustpad::rebase::{Lean, position_after};
 use crate::rustpad::since::Since;
 use crate::rustpad::socket::{PadSocket, Queue, Track, first_change};
-use crate::rustpad::undo::{self, Undo};
 use crate::text::count;
 
 pub static TOOL: Tool = Tool {
@@ -312,12 +314,12 @@ fn check_history(
 ) -> Result<(), ToolError> {
     let base = target.base();
     let gone = "Nothing was written and nothing can be taken back: Rustpad keeps a pad's history only until it restarts or drops the pad, and";
-    if let Target::Change(ChangeHandle(handle)) = target {
-        if handle.started != call.rustpad_started()? {
-            return Err(ToolError::new(format!(
-                "{gone} Rustpad has restarted since change {handle} was made, so the history that held it is gone. Read the pad (get_document) to see what it holds now."
-            )));
-        }
+    if let Target::Change(ChangeHandle(handle)) = target
+        && handle.started != call.rustpad_started()?
+    {
+        return Err(ToolError::new(format!(
+            "{gone} Rustpad has restarted since change {handle} was made, so the history that held it is gone. Read the pad (get_document) to see what it holds now."
+        )));
     }
     match base.find(since) {
         Ok(_) => Ok(()),
@@ -333,256 +335,9 @@ fn check_history(
     }
 }
 
-/// The undo of what `target` chooses.
-fn undo_of(socket: &PadSocket, since: &Since, id: &str, target: &Target) -> Result<Undo, ToolError> {
-    let authorship = socket
-        .authorship()
-        .expect("the session follows who wrote what");
-    let connection = match target {
-        Target::Change(ChangeHandle(handle)) => {
-            let made = since.entries().iter().any(|entry| {
-                entry.author == handle.connection && !entry.operation.is_noop()
-            });
-            if !made {
-                return Err(ToolError::new(format!(
-                    "Nothing was written: pad \"{id}\"'s history holds no change by connection {} after base {}, so change {handle} was never made (its write failed before its edit landed).",
-                    handle.connection, handle.before
-                )));
-            }
-            Some(handle.connection)
-        }
-        Target::Since { by: By::Connection(n), .. } => Some(*n),
-        Target::Since { by: By::Name(name), .. } => Some(one_named(socket, since, id, name)?),
-        Target::Since { by: By::Everyone, .. } => return Ok(back_to_base(socket, since, id)?),
-        Target::Since { by: By::ThisServer, .. } => None,
-    };
-    let chosen = |_, author| match connection {
-        Some(connection) => author == connection,
-        None => authorship.is_own(author),
-    };
-    let mut reverts: Vec<u64> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for entry in since.entries() {
-        let revert = authorship.class(entry.author).restores() && !entry.operation.is_noop();
-        if revert && Some(entry.author) != connection && seen.insert(entry.author) {
-            reverts.push(entry.author);
-        }
-    }
-    undo::take_back_once(since, chosen, &reverts).map_err(|_| untrusted_history(id))
-}
-
-/// The pad back at the text of its base: the shortest replacement from the
-/// text now (what they share at both ends stays).
-fn back_to_base(socket: &PadSocket, since: &Since, id: &str) -> Result<Undo, ToolError> {
-    let now = socket.text()?.to_string();
-    let then = since.text().ok_or_else(|| untrusted_history(id))?.to_string();
-    let (prefix, suffix) = crate::text::shared_ends(&now, &then);
-    let then_chars: Vec<char> = then.chars().collect();
-    let middle: String = then_chars[prefix..then_chars.len() - suffix].iter().collect();
-    let now_chars = crate::text::char_len(&now);
-    let operation = Builder::new()
-        .retain(prefix)
-        .delete(now_chars - prefix - suffix)
-        .insert(&middle)
-        .retain(suffix)
-        .build();
-    let entries = since
-        .entries()
-        .iter()
-        .filter(|entry| !entry.operation.is_noop())
-        .count();
-    Ok(Undo {
-        operation,
-        entries,
-        kept_inside: Vec::new(),
-    })
-}
-
-/// The one connection in the pad now called `name`, or a refusal that
-/// names the connections to choose from.
-fn one_named(socket: &PadSocket, since: &Since, id: &str, name: &str) -> Result<u64, ToolError> {
-    let named = socket.connections_named(name);
-    if let [one] = named.as_slice() {
-        return Ok(*one);
-    }
-    let mut authors: Vec<u64> = since
-        .entries()
-        .iter()
-        .filter(|entry| !entry.operation.is_noop())
-        .map(|entry| entry.author)
-        .collect();
-    authors.sort_unstable();
-    authors.dedup();
-    let listed: Vec<String> = authors.iter().take(20).map(u64::to_string).collect();
-    let choose = if listed.is_empty() {
-        "nobody has changed the pad since the base".to_string()
-    } else {
-        format!(
-            "the connections that changed it since the base are {}{}",
-            listed.join(", "),
-            if authors.len() > listed.len() { ", …" } else { "" }
-        )
-    };
-    let problem = if named.is_empty() {
-        "nobody of that name is in the pad now (names are known only while people have it open)".to_string()
-    } else {
-        let numbers: Vec<String> = named.iter().map(u64::to_string).collect();
-        format!("{} connections in the pad have that name ({})", named.len(), numbers.join(", "))
-    };
-    Err(ToolError::new(format!(
-        "Nothing was written to pad \"{id}\": {problem}; {choose}. Pass by: {{\"connection\": N}} with one of them (get_changes lists each author's connections)."
-    )))
-}
-
-/// The lines where later typing inside taken-back text stays, in `after`.
-fn kept_lines(undo: &Undo, after: &Rope) -> Vec<usize> {
-    let mut lines: Vec<usize> = undo
-        .kept_inside
-        .iter()
-        .map(|at| position_after(&undo.operation, *at, Lean::Start) as usize)
-        .map(|at| after.char_to_line(at.min(after.len_chars())) + 1)
-        .collect();
-    lines.dedup();
-    lines
-}
-
 fn untrusted_history(id: &str) -> ToolError {
     ToolError::new(format!(
         "Rustpad's history of pad \"{id}\" does not fit together, so this server cannot work out what to take back; nothing was written by this call unless a later read shows otherwise."
     ))
 }
 
-/// The result when there is nothing left to take back.
-fn nothing_to_take_back(
-    call: &Call,
-    socket: &PadSocket,
-    id: &str,
-    target: &Target,
-    revision: u64,
-) -> Result<Value, ToolError> {
-    let text = socket.text()?;
-    let mut payload = Map::new();
-    payload.insert("id".into(), json!(id));
-    payload.insert("url".into(), json!(call.url.share_link(id)));
-    payload.insert("characters".into(), json!(text.len_chars()));
-    payload.insert("revision".into(), json!(revision));
-    payload.insert("base".into(), json!(Base::of(revision, &text.to_string()).to_string()));
-    payload.insert("dry_run".into(), json!(false));
-    payload.insert("taken_back".into(), json!(0));
-    payload.insert("restored_characters".into(), json!(0));
-    payload.insert("removed_characters".into(), json!(0));
-    payload.insert("kept_lines".into(), json!([]));
-    payload.insert("diff".into(), json!(""));
-    payload.insert("diff_cut".into(), json!(false));
-    payload.insert("note".into(), json!("Nothing was written."));
-    let why = match target {
-        Target::Since { by: By::ThisServer, .. } if crate::grants::STATELESS => " This host keeps nothing between calls, so no change is known as this server's own here: use the change a write's result gave out.",
-        _ => "",
-    };
-    result::untrusted_listing(
-        &format!(
-            "Nothing to take back in pad \"{id}\": {} has no effect left on the text now (already taken back, or it changed nothing); nothing was written.{why}",
-            target.in_words()
-        ),
-        "",
-        payload,
-    )
-}
-
-/// What the result says of a revert (or, on a dry run, of what it would do).
-struct Report<'a> {
-    id: &'a str,
-    revision: u64,
-    before: &'a Rope,
-    after: &'a Rope,
-    undo: &'a Undo,
-    change: Change,
-    kept: Vec<usize>,
-    would_ask: Option<bool>,
-    undo_fields: Value,
-}
-
-impl Report<'_> {
-    fn into_result(self, call: &Call) -> ToolResult {
-        let id = self.id;
-        let (before, after) = (self.before.to_string(), self.after.to_string());
-        let Diff { text: diff, cut } =
-            diff::unified(&before, &after, &format!("{id} (before)"), &format!("{id} (after)"));
-        let mut payload = Map::new();
-        payload.insert("id".into(), json!(id));
-        payload.insert("url".into(), json!(call.url.share_link(id)));
-        payload.insert("characters".into(), json!(self.after.len_chars()));
-        payload.insert("revision".into(), json!(self.revision));
-        payload.insert("dry_run".into(), json!(self.would_ask.is_some()));
-        payload.insert("taken_back".into(), json!(self.undo.entries));
-        payload.insert("restored_characters".into(), json!(self.change.inserted));
-        payload.insert("removed_characters".into(), json!(self.change.removed));
-        if let Some(lines) = changed_lines(&before, &after, self.after) {
-            payload.insert("lines".into(), json!(lines));
-        }
-        payload.insert("kept_lines".into(), json!(self.kept));
-        payload.insert("diff".into(), json!(diff));
-        payload.insert("diff_cut".into(), json!(cut));
-        if let Value::Object(fields) = self.undo_fields {
-            payload.extend(fields);
-        }
-        let mut notes = vec![EPHEMERAL.to_string()];
-        if cut {
-            notes.push(format!(
-                "The diff was cut at {} characters; read the changed lines with get_document.",
-                diff::MAX_DIFF_CHARS
-            ));
-        }
-        let kept = if self.kept.is_empty() {
-            String::new()
-        } else {
-            let lines: Vec<String> = self.kept.iter().map(usize::to_string).collect();
-            format!(
-                " Someone had typed inside text it takes back; their characters stay, on {} {}.",
-                if lines.len() == 1 { "line" } else { "lines" },
-                lines.join(", ")
-            )
-        };
-        let what = format!(
-            "{} ({} put back, {} removed)",
-            count(self.undo.entries, "change"),
-            count(self.change.inserted, "character"),
-            count(self.change.removed, "character")
-        );
-        let summary = match self.would_ask {
-            Some(would_ask) => {
-                payload.insert("would_ask".into(), json!(would_ask));
-                payload.insert("base".into(), json!(Base::of(self.revision, &before).to_string()));
-                let asking = if would_ask {
-                    "Made for real, it would ask a person first."
-                } else {
-                    "Made for real, it would not need a person's approval."
-                };
-                format!(
-                    "Dry run: taking back {what} would change pad \"{id}\" as the diff below shows; nothing was written. {asking}{kept}"
-                )
-            }
-            None => format!(
-                "Took back {what} in pad \"{id}\": it is now at revision {}.{kept}\nLink: {}",
-                self.revision,
-                call.url.share_link(id)
-            ),
-        };
-        payload.insert("note".into(), json!(notes.join(" ")));
-        result::untrusted_listing(&summary, &diff, payload)
-    }
-}
-
-/// The first and last line that differ, in the text after.
-fn changed_lines(before: &str, after: &str, rope: &Rope) -> Option<[usize; 2]> {
-    if before == after {
-        return None;
-    }
-    let (prefix, suffix) = crate::text::shared_ends(before, after);
-    let after_chars = rope.len_chars();
-    let start = prefix.min(after_chars);
-    let end = after_chars.saturating_sub(suffix).max(start);
-    let first = rope.char_to_line(start) + 1;
-    let last = rope.char_to_line(end.saturating_sub(1).max(start)) + 1;
-    Some([first, last])
-}
