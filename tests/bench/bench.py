@@ -329,8 +329,24 @@ def long_histories(rustpad, url):
             name = f"{tool} @ {ops // 1000}k ops"
             results[name] = summary(times)
             costs[name] = cost_of(server.traces[first:])
+        name = f"revert_changes (one append's change) @ {ops // 1000}k ops"
+        results[name], costs[name] = revert_one_change(server, pad)
     server.stop()
     return results, costs
+
+
+def revert_one_change(server, pad):
+    """Appends a character and takes that append back by its change, LONG_CALLS times: the
+    reverts' times and costs (each trace follows its append's)."""
+    first = len(server.traces)
+    times = []
+    for _ in range(LONG_CALLS):
+        written, _ = server.call("append_to_document", {"id": pad, "text": "w"})
+        undone, elapsed = server.call("revert_changes", {"id": pad, "change": written["structuredContent"]["change"]})
+        assert undone["structuredContent"]["taken_back"] == 1, undone
+        times.append(elapsed)
+    time.sleep(0.05)
+    return summary(times), cost_of(server.traces[first + 1 :: 2])
 
 
 HTTP_CLIENTS = 8
@@ -777,6 +793,12 @@ def main():
             if isinstance(s, dict):
                 print(row.format(f"  {name}", s["p50"], s["p90"]))
         print(f"  peak RSS of act with the plugin: {round(act['peak RSS MiB'], 1)} MiB")
+    # Target: taking one change back costs at most twice an edit on the same long pad (same run).
+    revert = results["long_history"]["revert_changes (one append's change) @ 100k ops"]["p50"]
+    edit = results["long_history"]["edit_document @ 100k ops"]["p50"]
+    verdict = "meets" if revert <= 2 * edit else "MISSES"
+    print(f"revert_changes at 100k ops: p50 {revert} ms against edit_document's {edit} ms"
+          f" (target: within 2 ×): {verdict} it")
     print(f"HTTP tools/list from {HTTP_CLIENTS} clients at once: {results['http_tools_list_per_second']} requests/s")
     print(f"peak RSS after 50 calls: {results['peak_rss_mib']} MiB")
     # Target: the settle, plus twice what reading the change costs (get_changes, same run).

@@ -540,6 +540,15 @@ def text_of(result: CallToolResult) -> str:
     return block.text
 
 
+def without_connections(authors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`get_changes` authors without their connection numbers (which depend on how many
+    connections the test Rustpad has seen), once each is checked to have some."""
+    for author in authors:
+        numbers = author["connections"]
+        assert numbers and all(isinstance(n, int) and n >= 0 for n in numbers), author
+    return [{key: value for key, value in author.items() if key != "connections"} for author in authors]
+
+
 def ok(result: CallToolResult) -> dict[str, Any]:
     """Asserts success and returns the structured content."""
     assert not result.is_error, text_of(result)

@@ -70,10 +70,21 @@ async def test_every_tool_reads_well_in_its_quiet_cases(open_client, rustpad, ne
         await render("edit_document", {"id": one, "edits": [{"old_text": "", "new_text": "w", "line": 1}]})
         await render("edit_document", {"id": one, "edits": [{"old_text": "", "new_text": "v", "line": 9}]}, succeeds=False)
         await render("set_language", {"id": one, "language": "rust"})
+        # One change of one character taken back, a preview of it, and nothing left the second time.
+        single = await render("append_to_document", {"id": one, "text": "q"})
+        preview = {"id": one, "change": single["change"], "dry_run": True}
+        await render("revert_changes", preview)
+        taken = await render("revert_changes", {"id": one, "change": single["change"]})
+        assert taken["taken_back"] == 1 and taken["removed_characters"] == 1
+        nothing = await render("revert_changes", {"id": one, "change": single["change"]})
+        assert nothing["taken_back"] == 0
+        await render("revert_changes", {"id": one}, succeeds=False)
 
     every_tool = {tool.name for tool in TOOLS}
     assert set(rendered) == every_tool, f"tools not rendered: {every_tool - set(rendered)}"
     # The quiet cases say so in words.
     assert rendered["wait_for_changes"][0].startswith("Nobody else changed pad")
     assert "1 character" in rendered["append_to_document"][1]
+    assert rendered["revert_changes"][1].startswith("Took back 1 change (0 characters put back, 1 character removed)")
+    assert rendered["revert_changes"][2].startswith("Nothing to take back in pad")
     assert ", line 1 of 1, at revision 1" in rendered["get_document"][1]

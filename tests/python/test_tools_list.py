@@ -79,7 +79,7 @@ async def test_output_schemas_are_closed_objects(tools):
             assert name in schema["properties"], (tool.name, name)
         untrusted = "untrusted" in schema["properties"]
         # Exactly the tools that relay pad content mark it untrusted.
-        relays = ("get_document", "get_document_info", "get_changes", "edit_document", "wait_for_changes")
+        relays = ("get_document", "get_document_info", "get_changes", "edit_document", "wait_for_changes", "revert_changes")
         assert untrusted == (tool.name in relays), tool.name
         if untrusted:
             assert schema["properties"]["untrusted"] == {"const": True}

@@ -82,7 +82,7 @@ describe('lifecycle', () => {
     it(`without RUSTPAD_URL a ${mode} client still connects and each call explains (isError)`, async () => {
       await withClient(mode, undefined, async (client) => {
         const { tools } = await client.listTools();
-        assert.equal(tools.length, 11);
+        assert.equal(tools.length, 12);
         const result = await client.callTool({ name: 'get_document', arguments: { id: 'any' } });
         assert.equal(result.isError, true);
         assert.match(result.content[0].text, /RUSTPAD_URL/);

@@ -14,6 +14,20 @@ import { MODES, codePoints, openClient, padId, useRustpad, textOf } from './harn
 
 const EPHEMERAL =
   'Pads are ephemeral: Rustpad forgets a pad when it restarts (unless it persists to a database) and after a day in which nobody opened it.';
+const BASE = /^r(0|[1-9][0-9]*)\.[0-9a-f]{16}$/;
+const CHANGE = /^r(0|[1-9][0-9]*)\.[0-9a-f]{16}:c(0|[1-9][0-9]*):t(0|[1-9][0-9]*)$/;
+
+// A write's result without what undo needs (change, base_before, base), once they are checked:
+// the change names the base before the write.
+function withoutUndo(structured) {
+  const { change, base_before: before, base, ...rest } = structured;
+  assert.match(change, CHANGE);
+  assert.match(before, BASE);
+  assert.match(base, BASE);
+  assert.ok(change.startsWith(`${before}:`), change);
+  assert.notEqual(base, before);
+  return rest;
+}
 
 describe('write tools', () => {
   const rustpad = useRustpad();
@@ -37,7 +51,7 @@ describe('write tools', () => {
           const text = 'Notes 🎉\nsecond line';
           const result = await call('create_document', { id, text, language: 'markdown' });
           assert.notEqual(result.isError, true, textOf(result));
-          assert.deepEqual(result.structuredContent, {
+          assert.deepEqual(withoutUndo(result.structuredContent), {
             id,
             url: `${rustpad.url}/#${id}`,
             characters: codePoints(text),
@@ -99,7 +113,7 @@ describe('write tools', () => {
           const addition = '\n🎉 beta';
           const result = await call('append_to_document', { id, text: addition });
           assert.notEqual(result.isError, true, textOf(result));
-          assert.deepEqual(result.structuredContent, {
+          assert.deepEqual(withoutUndo(result.structuredContent), {
             id,
             url: `${rustpad.url}/#${id}`,
             characters: before + codePoints(addition),
@@ -139,7 +153,7 @@ describe('write tools', () => {
           const text = 'fresh 🎉 content\n';
           const result = await call('set_document', { id, text });
           assert.notEqual(result.isError, true, textOf(result));
-          assert.deepEqual(result.structuredContent, {
+          assert.deepEqual(withoutUndo(result.structuredContent), {
             id,
             url: `${rustpad.url}/#${id}`,
             characters: codePoints(text),
@@ -170,7 +184,7 @@ describe('write tools', () => {
           const result = await call('replace_in_document', { id, search: 'world', replace: 'there 👋' });
           assert.notEqual(result.isError, true, textOf(result));
           const expected = 'héllo 🎉 there 👋, goodbye';
-          assert.deepEqual(result.structuredContent, {
+          assert.deepEqual(withoutUndo(result.structuredContent), {
             id,
             url: `${rustpad.url}/#${id}`,
             characters: codePoints(expected),
@@ -231,6 +245,7 @@ describe('write tools', () => {
             characters: 12,
             note: EPHEMERAL,
             language: 'rust',
+            language_before: 'plaintext',
           });
           assert.equal(textOf(result), `Set the language of pad "${id}" to rust.`);
           assert.equal(await rustpad.text(id), 'fn main() {}');
