@@ -19,7 +19,6 @@ from test_act import act_client
 from test_act import data as act_data
 from test_act import refusal as act_refusal
 from test_guard import ERAS, Person, guarded_client, token_in
-from test_other_deployments import this_deployment
 
 pytestmark = pytest.mark.anyio
 
@@ -42,22 +41,29 @@ def paragraph(label: str, size: int) -> str:
     return (line * (size // len(line) + 1))[:size].rsplit("\n", 1)[0] + "\n"
 
 
-async def test_an_append_taken_back_by_its_change_leaves_exactly_the_persons_text(rustpad, pad, client):
+@pytest.mark.parametrize("how", ["change", "base_before"])
+async def test_an_append_taken_back_leaves_exactly_the_persons_text(rustpad, pad, client, how):
+    """A model appends 50 lines while a person types in the middle of the pad; taken back by the
+    append's change, or by this server's writes since its base_before."""
     rustpad.seed(pad, "first line\nlast line\n")
     appended = "".join(f"model line {n}\n" for n in range(50))
-    result = ok(await call(client, "append_to_document", {"id": pad, "text": appended}))
+    with rustpad.person(pad, name="typist") as person:
+        await person.set_text("first line\nTYPED 🎉\nlast line\n")
+        result = ok(await call(client, "append_to_document", {"id": pad, "text": appended}))
+        await person.set_text(rustpad.text(pad).replace("TYPED 🎉", "TYPED BY A PERSON 🎉"))
     assert CHANGE.match(result["change"]), result
     assert result["base"] != result["base_before"]
-    # A person types in the middle of the pad after the append.
-    now = rustpad.text(pad)
-    rustpad.set_by_person(pad, now.replace("first line\n", "first line\nTYPED BY A PERSON 🎉\n"))
-    undone = ok(await call(client, "revert_changes", {"id": pad, "change": result["change"]}))
+    if how == "change":
+        arguments = {"id": pad, "change": result["change"]}
+    else:
+        arguments = {"id": pad, "base": result["base_before"], "by": "this_server"}
+    undone = ok(await call(client, "revert_changes", arguments))
     assert rustpad.text(pad) == "first line\nTYPED BY A PERSON 🎉\nlast line\n"
     assert undone["taken_back"] == 1 and undone["removed_characters"] == len(appended)
     assert undone["restored_characters"] == 0 and undone["kept_lines"] == []
     assert CHANGE.match(undone["change"])
     # Again: nothing left to take back, and nothing written.
-    again = await call(client, "revert_changes", {"id": pad, "change": result["change"]})
+    again = await call(client, "revert_changes", arguments)
     assert ok(again)["taken_back"] == 0
     assert "Nothing to take back" in text_of(again)
     assert rustpad.text(pad) == "first line\nTYPED BY A PERSON 🎉\nlast line\n"
@@ -143,11 +149,11 @@ async def test_an_approved_set_document_is_undone_to_the_text_read_before_it(rus
         assert again["taken_back"] == 0
 
 
-async def test_a_restored_paragraph_removed_whole_asks_as_before(rustpad, pad):
+async def test_a_restored_paragraph_removed_whole_asks_as_before(rustpad, pad, era):
     words = paragraph("restored", 3000)
     rustpad.seed(pad, "head\n")
     read = None
-    async with guarded_client(rustpad, "legacy") as client:
+    async with guarded_client(rustpad, era) as client:
         read = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))
         rustpad.set_by_person(pad, "head\n" + words)
         before_removal = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))
@@ -205,7 +211,7 @@ async def test_a_change_from_before_rustpad_restarted_is_refused(tmp_path, pad):
         async with guarded_client(again, "legacy") as client:
             ok(await call(client, "append_to_document", {"id": pad, "text": "added\n"}))
             refused = failed(await call(client, "revert_changes", {"id": pad, "change": written["change"]}))
-        assert "Rustpad has restarted" in refused, refused
+            assert "Rustpad has restarted" in refused, refused
         assert again.text(pad) == "before\nadded\n"
     finally:
         again.stop()
@@ -321,29 +327,6 @@ async def test_two_deployments_on_one_pad_each_take_back_only_their_own(rustpad,
         # The other deployment has nothing of its own since that base but its line.
         again = ok(await call(theirs, "revert_changes", {"id": pad, "base": first["base_before"]}))
         assert again["taken_back"] == 1 and rustpad.text(pad) == "a person's start\n"
-
-
-async def test_under_wasmtime_serve_a_revert_is_asked_and_made_once(rustpad, pad):
-    """A host that keeps nothing has no record of this server's own text: taking back even its
-    own append removes marked text, so it asks (here by token), and `this_server` knows nothing."""
-    rustpad.seed(pad, "first line\nlast line\n")
-    async with this_deployment("wasmtime", rustpad) as client:
-        written = ok(await call(client, "append_to_document", {"id": pad, "text": "appended\n"}))
-        nothing = await call(client, "revert_changes", {"id": pad, "base": written["base_before"]})
-        assert ok(nothing)["taken_back"] == 0 and "This host keeps nothing between calls" in text_of(nothing)
-        arguments = {"id": pad, "change": written["change"]}
-        token = token_in(text_of(await call(client, "revert_changes", arguments)))
-        assert rustpad.text(pad) == "first line\nlast line\nappended\n"
-        ok(await call(client, "revert_changes", {**arguments, "confirm_token": token}))
-        assert rustpad.text(pad) == "first line\nlast line\n"
-        # Sent again, token and all: nothing is left to take back, so nothing is asked or written.
-        replayed = ok(await call(client, "revert_changes", {**arguments, "confirm_token": token}))
-        assert replayed["taken_back"] == 0 and rustpad.text(pad) == "first line\nlast line\n"
-        # Putting the pad back at a base over a person's typing asks too.
-        typed = paragraph("typed", 400)
-        rustpad.set_by_person(pad, "first line\nlast line\n" + typed)
-        asked = await call(client, "revert_changes", {"id": pad, "base": written["base_before"], "by": "everyone"})
-        assert token_in(text_of(asked)) and rustpad.text(pad).endswith(typed)
 
 
 async def test_under_act_a_revert_goes_through_by_token(rustpad, pad):

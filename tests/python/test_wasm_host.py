@@ -391,3 +391,30 @@ async def test_a_listen_of_many_pads_hears_each_of_them_through_the_component(wh
                     with anyio.fail_after(UPDATE_WITHIN):
                         event = await subscription.__anext__()
                     assert event.uri == f"rustpad://{pad}"
+
+
+async def test_a_revert_asks_where_nothing_is_kept_and_is_made_once(served, where, pad):
+    """A host that keeps nothing has no record of this server's own text: taking back even its
+    own append removes marked text, so it asks (here by token), and `this_server` finds nothing
+    of its own; a person's long typing taken back by `everyone` asks too."""
+    rustpad = where.rustpad
+    rustpad.seed(pad, "first line\nlast line\n")
+    async with sdk(served) as client:
+        written = ok(await call(client, "append_to_document", {"id": pad, "text": "appended\n"}))
+        nothing = await call(client, "revert_changes", {"id": pad, "base": written["base_before"]})
+        assert ok(nothing)["taken_back"] == 0 and "This host keeps nothing between calls" in text_of(nothing)
+        arguments = {"id": pad, "change": written["change"]}
+        offer = text_of(await call(client, "revert_changes", arguments))
+        [token] = re.findall(r'confirm_token="([0-9a-f]{64})"', offer)
+        assert rustpad.text(pad) == "first line\nlast line\nappended\n"
+        ok(await call(client, "revert_changes", {**arguments, "confirm_token": token}))
+        assert rustpad.text(pad) == "first line\nlast line\n"
+        # Sent again, token and all: nothing is left to take back, so nothing is asked or written.
+        replayed = ok(await call(client, "revert_changes", {**arguments, "confirm_token": token}))
+        assert replayed["taken_back"] == 0 and rustpad.text(pad) == "first line\nlast line\n"
+        typed = "a person's own words, typed by hand.\n" * 12
+        rustpad.set_by_person(pad, "first line\nlast line\n" + typed)
+        asked = text_of(
+            await call(client, "revert_changes", {"id": pad, "base": written["base_before"], "by": "everyone"})
+        )
+        assert re.findall(r'confirm_token="([0-9a-f]{64})"', asked) and rustpad.text(pad).endswith(typed)
