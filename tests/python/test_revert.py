@@ -340,3 +340,23 @@ async def test_under_act_a_revert_goes_through_by_token(rustpad, pad):
         assert undone["taken_back"] == 1 and rustpad.text(pad) == "the person's notes\n"
         again = act_data(await call(client, "revert_changes", arguments))
         assert again["taken_back"] == 0
+
+
+async def test_over_http_a_write_is_taken_back_and_a_persons_text_asks_first(rustpad, pad, era):
+    """`rustpad-mcp --http`, in each era: this process's own append is taken back unasked, and
+    taking a person's long insert back asks the person (a dialog)."""
+    from http_harness import http_client, http_server
+
+    rustpad.seed(pad, "head\n")
+    person = Person("accept")
+    with http_server(rustpad) as server:
+        async with http_client(server.url, era, elicitation_callback=person) as client:
+            read = ok(await call(client, "get_document", {"id": pad, "start_line": 1}))
+            written = ok(await call(client, "append_to_document", {"id": pad, "text": "a model's line\n"}))
+            ok(await call(client, "revert_changes", {"id": pad, "change": written["change"]}))
+            assert rustpad.text(pad) == "head\n" and person.asked == []
+            words = paragraph("typed", 1500)
+            rustpad.set_by_person(pad, "head\n" + words)
+            undone = ok(await call(client, "revert_changes", {"id": pad, "base": read["base"], "by": "everyone"}))
+            assert len(person.asked) == 1 and undone["removed_characters"] == len(words)
+            assert rustpad.text(pad) == "head\n"
