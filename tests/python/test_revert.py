@@ -13,7 +13,18 @@ from collections import Counter
 import anyio
 import pytest
 
-from conftest import HANG_GUARD_SECONDS, RustpadServer, call, client_info_named, failed, minimal_env, ok, text_of
+from conftest import (
+    HANG_GUARD_SECONDS,
+    RustpadServer,
+    call,
+    client_info_named,
+    edits,
+    failed,
+    marks,
+    minimal_env,
+    ok,
+    text_of,
+)
 from test_act import TOKEN as ACT_TOKEN
 from test_act import act_client
 from test_act import data as act_data
@@ -195,10 +206,13 @@ async def test_a_change_or_base_from_a_history_that_is_gone_is_refused(rustpad, 
 async def test_a_change_from_before_rustpad_restarted_is_refused(tmp_path, pad):
     first = RustpadServer(str(__import__("conftest").TEST_SERVER_BIN))
     port = int(first.url.rsplit(":", 1)[1])
+    other = f"{pad}-other"
     try:
         first.seed(pad, "before\n")
+        first.seed(other, "a person's text\n")
         async with guarded_client(first, "legacy") as client:
             written = ok(await call(client, "append_to_document", {"id": pad, "text": "added\n"}))
+            read = ok(await call(client, "get_document", {"id": other, "start_line": 1}))
     finally:
         first.stop()
     # Rustpad's start time counts whole seconds, as the real one's does: a restart within the
@@ -212,6 +226,13 @@ async def test_a_change_from_before_rustpad_restarted_is_refused(tmp_path, pad):
             ok(await call(client, "append_to_document", {"id": pad, "text": "added\n"}))
             refused = failed(await call(client, "revert_changes", {"id": pad, "change": written["change"]}))
             assert "Rustpad has restarted" in refused, refused
+            # A pad the restart emptied: its base names a revision the new history never reached.
+            refused = failed(
+                await call(client, "revert_changes", {"id": other, "base": read["base"], "by": "everyone"})
+            )
+            assert "nothing can be taken back" in refused and "history it was read from is gone" in refused, refused
+            # Refused before anything was sent: not even a mark.
+            assert again.text(other) == "" and edits(again, other) == [] and marks(again, other) == []
         assert again.text(pad) == "before\nadded\n"
     finally:
         again.stop()
@@ -227,8 +248,11 @@ async def test_by_name_takes_the_one_person_of_that_name_or_lists_connections(ru
             await call(client, "revert_changes", {"id": pad, "base": read["base"], "by": {"name": "bob"}})
         )
         assert "nobody of that name is in the pad now" in refused and str(alice.identity) in refused
-        undone = ok(await call(client, "revert_changes", {"id": pad, "base": read["base"], "by": {"name": "alice"}}))
-    assert rustpad.text(pad) == "start\nbob's line\n" and undone["taken_back"] == 1
+        by_alice = {"id": pad, "base": read["base"], "by": {"name": "alice"}}
+        undone = ok(await call(client, "revert_changes", by_alice))
+        assert rustpad.text(pad) == "start\nbob's line\n" and undone["taken_back"] == 1
+        again = ok(await call(client, "revert_changes", by_alice))
+        assert again["taken_back"] == 0 and rustpad.text(pad) == "start\nbob's line\n"
 
 
 async def test_bad_arguments_are_refused_before_anything_is_read(rustpad, pad, client):

@@ -204,11 +204,13 @@ fn carry_out(
     dry_run: bool,
     call: &Call,
 ) -> Result<Value, ToolError> {
-    // Its place among the pad's writes first: what it judges holds every
+    // A history that no longer holds the change or base is refused before
+    // anything is sent (later entries cannot make it hold again).
+    check_history(socket, socket.since().expect("the session records from its base"), id, target, call)?;
+    // Then its place among the pad's writes: what it judges holds every
     // write marked before it, and an approval is used once.
     let queued = (!dry_run).then(|| take_place(socket)).transpose()?;
     let since = socket.since().expect("the session records from its base");
-    check_history(socket, since, id, target, call)?;
     let undo = undo_of(socket, since, id, target)?;
     let revision = socket.revision();
     let before = socket.text()?.clone();
