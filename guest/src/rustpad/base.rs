@@ -36,19 +36,16 @@ impl Base {
     /// Reads a base as [`fmt::Display`] writes it: `r<revision>.<16 hex digits>`.
     pub fn parse(text: &str) -> Option<Base> {
         let (revision, fingerprint) = text.strip_prefix('r')?.split_once('.')?;
-        let plain_number = !revision.is_empty()
-            && revision.len() <= 19
-            && revision.bytes().all(|b| b.is_ascii_digit())
-            && (revision == "0" || !revision.starts_with('0'));
+        let revision = plain_number(revision, 19)?;
         let hex = fingerprint.len() == FINGERPRINT_DIGITS
             && fingerprint
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-        if !plain_number || !hex {
+        if !hex {
             return None;
         }
         Some(Base {
-            revision: revision.parse().ok()?,
+            revision,
             fingerprint: fingerprint.to_string(),
         })
     }
@@ -77,6 +74,16 @@ pub enum Stale {
     Unreached,
     /// The revision exists again but holds another text.
     Rewritten,
+}
+
+/// A plain decimal number of at most `max_digits` digits, no sign and no
+/// leading zero, as bases and change handles write them.
+pub(super) fn plain_number(text: &str, max_digits: usize) -> Option<u64> {
+    let plain = !text.is_empty()
+        && text.len() <= max_digits
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    plain.then(|| text.parse().ok()).flatten()
 }
 
 impl fmt::Display for Base {

@@ -11,7 +11,7 @@ use std::fmt;
 
 use ropey::Rope;
 
-use super::base::Base;
+use super::base::{Base, plain_number};
 
 /// A write's own edit as the history holds it.
 #[derive(Clone)]
@@ -48,8 +48,9 @@ impl Handle {
     pub fn parse(text: &str) -> Option<Handle> {
         let mut parts = text.split(':');
         let before = Base::parse(parts.next()?)?;
-        let connection = number(parts.next()?.strip_prefix('c')?)?;
-        let started = number(parts.next()?.strip_prefix('t')?)?;
+        // Any u64: twenty digits at most, and one past u64::MAX does not parse.
+        let connection = plain_number(parts.next()?.strip_prefix('c')?, 20)?;
+        let started = plain_number(parts.next()?.strip_prefix('t')?, 20)?;
         if parts.next().is_some() {
             return None;
         }
@@ -59,15 +60,6 @@ impl Handle {
             started,
         })
     }
-}
-
-/// A plain decimal number, no sign or leading zero.
-fn number(text: &str) -> Option<u64> {
-    let plain = !text.is_empty()
-        && text.len() <= 20
-        && text.bytes().all(|b| b.is_ascii_digit())
-        && (text == "0" || !text.starts_with('0'));
-    plain.then(|| text.parse().ok()).flatten()
 }
 
 impl fmt::Display for Handle {

@@ -11,8 +11,9 @@
 //! - a connection whose first two entries keep everything carries an edit a
 //!   person approved;
 //! - three such entries: a revert (`revert_changes`), which puts back text
-//!   others wrote, so what it inserts is credited as people's text, never
-//!   as this server's; four: a revert a person approved.
+//!   others wrote, so what it inserts is never credited as this server's
+//!   own (`rustpad::authorship` counts it as marked text); four: a revert a
+//!   person approved.
 //!
 //! Anyone can send the same entries, but only on their own connection: a
 //! mark speaks for the entries of the connection that made it and no other.
