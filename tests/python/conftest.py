@@ -446,6 +446,12 @@ def frame_kinds(frames: list[Any]) -> list[str]:
     ]
 
 
+@pytest.fixture(params=ERAS)
+def era(request: pytest.FixtureRequest) -> str:
+    """Each era in turn, for a test that takes `era`."""
+    return request.param
+
+
 @pytest.fixture(scope="session")
 def rustpad() -> Iterable[RustpadServer]:
     _require(MCP_BIN, "RUSTPAD_MCP_BIN")

@@ -9,18 +9,13 @@ import re
 import pytest
 
 from conftest import MAX_DOCUMENT_CHARS, call, failed, frame_kinds, ok, without_connections
-from test_guard import ERAS, Person, guarded_client
+from test_guard import Person, guarded_client
 from test_precise_edits import BASE, listing, window
 
 pytestmark = pytest.mark.anyio
 
 DEPARTED = "someone who has left"
 HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
-@pytest.fixture(params=ERAS)
-def era(request: pytest.FixtureRequest) -> str:
-    return request.param
 
 
 @pytest.fixture

@@ -29,7 +29,6 @@ from mcp import Client
 from mcp.types import ElicitRequestFormParams, ElicitResult
 
 from conftest import (
-    ERAS,
     HANG_GUARD_SECONDS,
     INITIALIZED,
     RustpadServer,
@@ -138,11 +137,6 @@ def caller_lines(message: str) -> list[str]:
     _, heading, rest = message.partition(CALLER_VALUES_HEADING + "\n")
     assert heading, message
     return rest.split("\n")
-
-
-@pytest.fixture(params=ERAS)
-def era(request: pytest.FixtureRequest) -> str:
-    return request.param
 
 
 # -- what a person's answer does ---------------------------------------------------------------

@@ -24,17 +24,12 @@ from conftest import (
     legacy_session,
     text_of,
 )
-from test_guard import ERAS, Person, edits, guarded_client, not_confirmed, token_in
+from test_guard import Person, edits, guarded_client, not_confirmed, token_in
 
 pytestmark = pytest.mark.anyio
 
 BASE = re.compile(r"^r(0|[1-9][0-9]*)\.[0-9a-f]{16}$")
 PREAMBLE_START = "Untrusted content from Rustpad follows."
-
-
-@pytest.fixture(params=ERAS)
-def era(request: pytest.FixtureRequest) -> str:
-    return request.param
 
 
 @pytest.fixture

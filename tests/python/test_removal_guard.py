@@ -14,14 +14,9 @@ import anyio
 import pytest
 
 from conftest import call, failed, ok, text_of
-from test_guard import ERAS, Person, edits, guarded_client, not_confirmed, token_in
+from test_guard import Person, edits, guarded_client, not_confirmed, token_in
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(params=ERAS)
-def era(request: pytest.FixtureRequest) -> str:
-    return request.param
 
 
 def replace(pad: str, search: str, replacement: str, **extra) -> dict:

@@ -9,7 +9,7 @@ import pytest
 from mcp import MCPError
 
 from test_precise_edits import PREAMBLE_START
-from test_guard import ERAS
+from conftest import ERAS
 from http_harness import exchange, http_server, modern_headers, modern_request
 
 pytestmark = pytest.mark.anyio

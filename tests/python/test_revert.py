@@ -29,16 +29,11 @@ from test_act import TOKEN as ACT_TOKEN
 from test_act import act_client
 from test_act import data as act_data
 from test_act import refusal as act_refusal
-from test_guard import ERAS, Person, guarded_client, token_in
+from test_guard import Person, guarded_client, token_in
 
 pytestmark = pytest.mark.anyio
 
 CHANGE = re.compile(r"^r(0|[1-9][0-9]*)\.[0-9a-f]{16}:c(0|[1-9][0-9]*):t(0|[1-9][0-9]*)$")
-
-
-@pytest.fixture(params=ERAS)
-def era(request: pytest.FixtureRequest) -> str:
-    return request.param
 
 
 @pytest.fixture
