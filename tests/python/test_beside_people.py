@@ -11,7 +11,7 @@ import pytest
 from mcp import MCPError
 
 from conftest import call, changes_nothing, cursor_of, failed, mcp_client, minimal_env, ok, without_connections
-from test_changes import client, era, patch  # noqa: F401 (client and era are fixtures)
+from test_changes import client, patch  # noqa: F401 (client is a fixture)
 from test_precise_edits import listing, window
 
 pytestmark = pytest.mark.anyio
