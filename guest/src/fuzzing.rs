@@ -32,7 +32,7 @@ pub fn dispatch(input: &[u8]) {
         let reply = crate::mcp::handle_with(&config, line, None, None);
         if let Some(response) = reply.response {
             assert!(!response.contains('\n'), "a response must be one line");
-            assert_eq!(reply.error_code.is_some(), response.contains(r#""error":"#));
+            assert_eq!(reply.error.is_some(), response.contains(r#""error":"#));
         }
         crate::mcp::handle_with(&config, line, None, Some(session));
         crate::mcp::handle_with(&config, line, None, Some(line));

@@ -62,8 +62,13 @@ mod bindings {
     struct Component;
 
     impl Guest for Component {
-        fn configure() -> Result<Startup, String> {
-            let startup = crate::config::Config::from_settings()?.startup();
+        fn configure() -> Result<Startup, rustpad::mcp::errors::Error> {
+            let startup = crate::config::Config::from_settings()
+                .map_err(|problem| rustpad::mcp::errors::Error {
+                    kind: rustpad::mcp::errors::ErrorKind::Invalid,
+                    message: problem,
+                })?
+                .startup();
             Ok(Startup {
                 origin: startup.origin,
                 insecure_tls: startup.insecure_tls,
@@ -83,9 +88,21 @@ mod bindings {
             Reply {
                 response: reply.response,
                 session: reply.session,
-                error_code: reply.error_code,
-                busy: reply.busy,
+                error: reply.error.map(|error| match error {
+                    crate::mcp::ReplyError::Code(code) => ReplyError::Code(code),
+                    crate::mcp::ReplyError::Busy => ReplyError::Busy,
+                }),
             }
+        }
+
+        fn check() -> CheckReport {
+            let (ok, lines) = match crate::config::Config::from_settings() {
+                Ok(config) => {
+                    crate::rustpad::check::run(config.rustpad.as_ref(), config.insecure_tls)
+                }
+                Err(problem) => (false, vec![problem]),
+            };
+            CheckReport { ok, lines }
         }
 
         fn watch(subject: String, last: Option<Resume>) -> Watched {

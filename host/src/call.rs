@@ -7,6 +7,7 @@
 //! (a listen) lets go of its places and waits until the transport ends it. A question it left open is withdrawn by the
 //! questions themselves ([`crate::questions`]).
 
+use rustpad_mcp_rules::status::ReplyError;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -42,18 +43,17 @@ pub struct Launch {
 pub use crate::runtime::Reply as Ended;
 
 impl Ended {
-    fn error(id: Option<&Value>, code: i64, message: &str, busy: bool) -> Ended {
+    fn error(id: Option<&Value>, error: ReplyError, message: &str) -> Ended {
         Ended {
-            response: id.map(|id| error_response(id, code, message)),
+            response: id.map(|id| error_response(id, error.code(), message)),
             session: None,
-            error_code: Some(code),
-            busy,
+            error: Some(error.into()),
         }
     }
 
     /// The answer to a request whose id is already taken by a running call.
     pub fn duplicate(id: &Value) -> Ended {
-        Ended::error(Some(id), INVALID_REQUEST, DUPLICATE_ID, false)
+        Ended::error(Some(id), ReplyError::Code(INVALID_REQUEST), DUPLICATE_ID)
     }
 }
 
@@ -118,9 +118,8 @@ pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Run
             Err(reason) => {
                 return Ended::error(
                     id.as_ref(),
-                    INTERNAL_ERROR,
+                    ReplyError::Busy,
                     &format!("Server busy: {reason}"),
-                    true,
                 );
             }
         };
@@ -145,7 +144,7 @@ pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Run
             }
             Err(failure) => {
                 eprintln!("rustpad-mcp: {}", failure.0);
-                Ended::error(id.as_ref(), INTERNAL_ERROR, &failure.0, false)
+                Ended::error(id.as_ref(), ReplyError::Code(INTERNAL_ERROR), &failure.0)
             }
         }
     });

@@ -9,6 +9,7 @@
 //! redirect reaches the guest as a response, and any request it then makes
 //! comes through here again.
 
+use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,7 +42,7 @@ impl Egress {
     }
 
     /// The policy: admits `url` only when it is on the allowed origin.
-    pub fn admit(&self, url: &str) -> Result<Origin, String> {
+    pub fn admit(&self, url: &str) -> Result<Origin, ImportError> {
         rustpad_mcp_rules::egress::admit(self.allowed.as_ref(), url).inspect_err(|reason| {
             if self.allowed.is_some() && Origin::of(url).is_some() {
                 eprintln!("rustpad-mcp: {reason}");
@@ -127,6 +128,20 @@ impl ConnectError {
 }
 
 use tls::is_certificate_error;
+
+impl ConnectError {
+    /// The same failure, by kind, for the component's `websocket.connect`.
+    pub fn failure(self) -> ImportError {
+        let kind = match &self {
+            ConnectError::Timeout => ErrorKind::TimedOut,
+            ConnectError::Io(_) => ErrorKind::Unreachable,
+            ConnectError::Name => ErrorKind::Invalid,
+            ConnectError::Tls(e) if is_certificate_error(e) => ErrorKind::Refused,
+            ConnectError::Tls(_) => ErrorKind::Closed,
+        };
+        ImportError::new(kind, self.to_string())
+    }
+}
 
 impl fmt::Display for ConnectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -203,29 +203,21 @@ fn main() -> ExitCode {
 
 /// `--check`: asks the component to try its connection and prints the report.
 async fn check_connection(runtime: &Runtime) -> ExitCode {
-    let request = r#"{"jsonrpc":"2.0","id":1,"method":"rustpad-mcp/check"}"#;
-    let reply = match runtime
-        .handle(request, None, None, runtime::Grants::default())
-        .await
-    {
-        Ok(replied) => replied.reply,
+    match runtime.check().await {
+        Ok((ok, lines)) => {
+            for line in lines {
+                println!("{line}");
+            }
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
         Err(failure) => {
             eprintln!("rustpad-mcp: the check failed: {}", failure.0);
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
-    let result: serde_json::Value = reply
-        .response
-        .and_then(|r| serde_json::from_str(&r).ok())
-        .map(|r: serde_json::Value| r["result"].clone())
-        .unwrap_or_default();
-    for line in result["report"].as_array().into_iter().flatten() {
-        println!("{}", line.as_str().unwrap_or_default());
-    }
-    if result["ok"] == true {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
     }
 }
 

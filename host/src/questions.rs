@@ -17,6 +17,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
+
 use crate::jsonrpc::key;
 use crate::outbox::Outbox;
 use crate::runtime::Elicitor;
@@ -24,7 +26,8 @@ use crate::runtime::Elicitor;
 /// How long a person may take to answer a dialog.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(15 * 60);
 
-pub type Answer = Result<String, String>;
+/// The client's answer (its `ElicitResult` as JSON), or why there is none.
+pub type Answer = Result<String, ImportError>;
 
 /// The open questions of one client, by request id.
 #[derive(Default)]
@@ -38,12 +41,14 @@ impl Questions {
         crate::lock(&self.pending)
     }
 
-    /// Hands the client's answer to the call that asked; false when no open
-    /// question has this id (a late answer, or one to a question never asked).
-    pub fn resolve(&self, id: &str, answer: Answer) -> bool {
+    /// Hands the client's answer (its result, or the error it sent) to the
+    /// call that asked; false when no open question has this id (a late
+    /// answer, or one to a question never asked).
+    pub fn resolve(&self, id: &str, answer: Result<String, String>) -> bool {
         match self.pending().remove(id) {
             Some(waiting) => {
-                let _ = waiting.send(answer);
+                let _ = waiting
+                    .send(answer.map_err(|error| ImportError::new(ErrorKind::Rejected, error)));
                 true
             }
             None => false,
@@ -58,13 +63,13 @@ impl Questions {
     /// Ends every open question with `reason` (the client went away).
     pub fn fail_all(&self, reason: &str) {
         for (_, waiting) in self.pending().drain() {
-            let _ = waiting.send(Err(reason.to_string()));
+            let _ = waiting.send(Err(ImportError::new(ErrorKind::Cancelled, reason)));
         }
     }
 
     async fn ask(&self, params: String, out: &Outbox) -> Answer {
         let params: Value = serde_json::from_str(&params)
-            .map_err(|_| "the question was not valid JSON".to_string())?;
+            .map_err(|_| ImportError::new(ErrorKind::Invalid, "the question was not valid JSON"))?;
         let id = json!(format!(
             "rustpad-mcp-{}",
             self.next_id.fetch_add(1, Ordering::Relaxed) + 1
@@ -83,16 +88,19 @@ impl Questions {
         // Delivering the question counts toward the person's time: a client
         // that stops reading cannot hold the call longer than one that never answers.
         let asked = async {
+            let client_gone =
+                || ImportError::new(ErrorKind::Cancelled, "the connection to the client ended");
             if out.send(question.to_string()).await.is_err() {
-                return Err("the connection to the client ended".to_string());
+                return Err(client_gone());
             }
-            receiver
-                .await
-                .unwrap_or_else(|_| Err("the connection to the client ended".into()))
+            receiver.await.unwrap_or_else(|_| Err(client_gone()))
         };
         match tokio::time::timeout(ANSWER_TIMEOUT, asked).await {
             Ok(answer) => answer,
-            Err(_) => Err("nobody answered the question in time".into()),
+            Err(_) => Err(ImportError::new(
+                ErrorKind::TimedOut,
+                "nobody answered the question in time",
+            )),
         }
     }
 }

@@ -26,9 +26,10 @@ use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
 use tokio_tungstenite::tungstenite::protocol::{Message, Role, WebSocketConfig};
 
 use crate::budget::MemoryBudget;
-use crate::egress::{CONNECT_TIMEOUT, Egress};
+use crate::egress::{CONNECT_TIMEOUT, ConnectError, Egress};
 use crate::wire::{READ_BUFFER_BYTES, Refused, Wire};
 
+use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 use rustpad_mcp_rules::watching::{MAX_MESSAGES_PER_ROUND, ROUND};
 pub use rustpad_mcp_rules::websocket::MAX_MESSAGE_BYTES;
 use rustpad_mcp_rules::websocket::{MAX_WRITE_BUFFER_BYTES, STALL_LIMIT, STOPPED_READING};
@@ -61,7 +62,7 @@ pub struct Connection {
     /// Always there but while it is wrapped afresh ([`Connection::shed`]).
     stream: Option<WebSocketStream<Wire>>,
     /// Why the connection can no longer be used, once it cannot.
-    ended: Option<String>,
+    ended: Option<ImportError>,
     budget: Arc<MemoryBudget>,
     /// When anything last came (a pong included).
     heard: Instant,
@@ -84,20 +85,38 @@ impl Connection {
         egress: &Egress,
         budget: &Arc<MemoryBudget>,
         url: &str,
-    ) -> Result<Connection, String> {
+    ) -> Result<Connection, ImportError> {
         let origin = egress.admit(url)?;
-        let stream = egress.connect(&origin).await.map_err(|e| e.to_string())?;
-        let wire = Wire::new(stream, MAX_MESSAGE_BYTES, budget.clone())?;
+        let stream = egress
+            .connect(&origin)
+            .await
+            .map_err(ConnectError::failure)?;
+        let wire = Wire::new(stream, MAX_MESSAGE_BYTES, budget.clone())
+            .map_err(|reason| ImportError::new(ErrorKind::Busy, reason))?;
         let handshake = tokio_tungstenite::client_async_with_config(url, wire, Some(config()));
         let (stream, _) = tokio::time::timeout(CONNECT_TIMEOUT, handshake)
             .await
-            .map_err(|_| "timed out during the WebSocket handshake".to_string())?
+            .map_err(|_| {
+                ImportError::new(
+                    ErrorKind::TimedOut,
+                    "timed out during the WebSocket handshake",
+                )
+            })?
             .map_err(|e| match e {
-                WsError::Http(response) => format!(
-                    "the server answered the WebSocket upgrade with HTTP {}",
-                    response.status().as_u16()
+                WsError::Http(response) => ImportError::new(
+                    ErrorKind::NotWebsocket,
+                    format!(
+                        "the server answered the WebSocket upgrade with HTTP {}",
+                        response.status().as_u16()
+                    ),
                 ),
-                other => format!("the WebSocket handshake failed ({})", describe(&other)),
+                other => {
+                    let failure = describe(&other);
+                    ImportError::new(
+                        failure.kind,
+                        format!("the WebSocket handshake failed ({})", failure.message),
+                    )
+                }
             })?;
         Ok(Connection {
             stream: Some(stream),
@@ -115,23 +134,22 @@ impl Connection {
     }
 
     /// Ends the connection for good with `reason`, which every later use repeats.
-    fn end(&mut self, reason: String) -> String {
+    fn end(&mut self, reason: ImportError) -> ImportError {
         self.ended = Some(reason.clone());
         reason
     }
 
-    pub async fn send(&mut self, text: String) -> Result<(), String> {
+    pub async fn send(&mut self, text: String) -> Result<(), ImportError> {
         if let Some(reason) = &self.ended {
             return Err(reason.clone());
         }
         // What waits to be written is held only while it is sent.
-        let _writing = self
-            .budget
-            .reserve(text.len())
-            .map_err(|reason| format!("could not send: {reason}"))?;
+        let _writing = self.budget.reserve(text.len()).map_err(|reason| {
+            ImportError::new(ErrorKind::Busy, format!("could not send: {reason}"))
+        })?;
         match tokio::time::timeout(STALL_LIMIT, self.stream().send(Message::text(text))).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(WsError::WriteBufferFull(_))) | Err(_) => Err(self.end(STOPPED_READING.into())),
+            Ok(Err(WsError::WriteBufferFull(_))) | Err(_) => Err(self.end(stopped_reading())),
             Ok(Err(error)) => Err(self.end(describe(&error))),
         }
     }
@@ -141,7 +159,7 @@ impl Connection {
     /// A message that has come already is returned even with no time left
     /// (the timeout polls the read first), so a reader can take what waits
     /// with a timeout of 0.
-    pub async fn recv(&mut self, timeout: Duration) -> Result<Option<String>, String> {
+    pub async fn recv(&mut self, timeout: Duration) -> Result<Option<String>, ImportError> {
         if let Some(text) = self.waking.take() {
             return Ok(Some(text));
         }
@@ -151,7 +169,7 @@ impl Connection {
                 return Err(reason.clone());
             }
             if self.stream().get_ref().stalled() {
-                return Err(self.end(STOPPED_READING.into()));
+                return Err(self.end(stopped_reading()));
             }
             let next = match tokio::time::timeout_at(deadline, self.stream().next()).await {
                 Err(_) => return Ok(None),
@@ -160,7 +178,10 @@ impl Connection {
             self.heard = Instant::now();
             match next {
                 None | Some(Ok(Message::Close(_))) => {
-                    return Err(self.end("the server closed the connection".into()));
+                    return Err(self.end(ImportError::new(
+                        ErrorKind::Closed,
+                        "the server closed the connection",
+                    )));
                 }
                 Some(Ok(Message::Text(text))) => {
                     let text = text.to_string();
@@ -226,9 +247,12 @@ impl Connection {
                 }
                 Ok(None) if self.heard > heard => {}
                 Ok(None) if pinged.is_some() => {
-                    self.end(format!(
-                        "the server answered nothing for {} ms, not even a ping",
-                        answer.as_millis()
+                    self.end(ImportError::new(
+                        ErrorKind::TimedOut,
+                        format!(
+                            "the server answered nothing for {} ms, not even a ping",
+                            answer.as_millis()
+                        ),
                     ));
                     return Woken::Ended;
                 }
@@ -239,7 +263,7 @@ impl Connection {
                     )
                     .await;
                     if !matches!(ping, Ok(Ok(()))) {
-                        self.end(STOPPED_READING.into());
+                        self.end(stopped_reading());
                         return Woken::Ended;
                     }
                     pinged = Some(Instant::now());
@@ -285,23 +309,47 @@ impl Connection {
     }
 }
 
-fn describe(error: &WsError) -> String {
-    match error {
-        WsError::Io(io) if io.get_ref().is_some_and(|inner| inner.is::<Refused>()) => {
-            io.get_ref().map(ToString::to_string).unwrap_or_default()
-        }
-        WsError::Capacity(CapacityError::MessageTooLong { size, max_size }) => format!(
-            "the server sent a message of {size} bytes, more than the {max_size} this client accepts"
-        ),
-        WsError::Capacity(other) => {
-            format!("the server sent more than this client accepts ({other})")
-        }
-        WsError::WriteBufferFull(_) => STOPPED_READING.into(),
-        WsError::ConnectionClosed | WsError::AlreadyClosed => "the connection is closed".into(),
-        WsError::Protocol(problem) => format!("the connection broke ({problem})"),
-        WsError::Io(io) => format!("the connection broke ({io})"),
-        other => format!("the connection failed ({other})"),
+/// A peer that stopped reading is cut off: the connection is finished.
+fn stopped_reading() -> ImportError {
+    ImportError::new(ErrorKind::TimedOut, STOPPED_READING)
+}
+
+fn describe(error: &WsError) -> ImportError {
+    let refused = match error {
+        WsError::Io(io) => io
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<Refused>()),
+        _ => None,
+    };
+    if let Some(Refused(failure)) = refused {
+        return failure.clone();
     }
+    let (kind, message) = match error {
+        WsError::Capacity(CapacityError::MessageTooLong { size, max_size }) => (
+            ErrorKind::TooLarge,
+            format!(
+                "the server sent a message of {size} bytes, more than the {max_size} this client accepts"
+            ),
+        ),
+        WsError::Capacity(other) => (
+            ErrorKind::TooLarge,
+            format!("the server sent more than this client accepts ({other})"),
+        ),
+        WsError::WriteBufferFull(_) => return stopped_reading(),
+        WsError::ConnectionClosed | WsError::AlreadyClosed => {
+            (ErrorKind::Closed, "the connection is closed".into())
+        }
+        WsError::Protocol(problem) => (
+            ErrorKind::Closed,
+            format!("the connection broke ({problem})"),
+        ),
+        WsError::Io(io) => (ErrorKind::Closed, format!("the connection broke ({io})")),
+        other => (
+            ErrorKind::Closed,
+            format!("the connection failed ({other})"),
+        ),
+    };
+    ImportError::new(kind, message)
 }
 
 #[cfg(test)]
@@ -372,7 +420,11 @@ mod tests {
         let woken = silent.wait_for_pinging(&wake(), quiet, answer).await;
         assert!(matches!(woken, Woken::Ended));
         let reason = silent.recv(Duration::ZERO).await.unwrap_err();
-        assert!(reason.contains("answered nothing for 200 ms"), "{reason}");
+        assert!(
+            reason.message.contains("answered nothing for 200 ms"),
+            "{reason}"
+        );
+        assert_eq!(reason.kind, ErrorKind::TimedOut);
         let mut answering =
             held(|mut socket| async move { while let Some(Ok(_)) = socket.next().await {} }).await;
         let prefixes = wake();

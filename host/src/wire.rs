@@ -18,6 +18,7 @@
 //! It also notes since when writes have been blocked: the sign of a peer that
 //! no longer reads.
 
+use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -54,13 +55,13 @@ enum Part {
     Payload { left: u64 },
 }
 
-/// Why the stream refused a frame.
+/// Why the stream refused a frame: too large, or no memory left for it.
 #[derive(Debug)]
-pub struct Refused(pub String);
+pub struct Refused(pub ImportError);
 
 impl std::fmt::Display for Refused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.0.message)
     }
 }
 
@@ -197,16 +198,21 @@ impl<S> Wire<S> {
         if !control {
             self.message = self.message.saturating_add(length);
             if self.message > self.cap {
-                return Err(io::Error::other(Refused(format!(
-                    "the server sent a message of {} bytes, more than the {} this client accepts",
-                    self.message, self.cap
+                return Err(io::Error::other(Refused(ImportError::new(
+                    ErrorKind::TooLarge,
+                    format!(
+                        "the server sent a message of {} bytes, more than the {} this client accepts",
+                        self.message, self.cap
+                    ),
                 ))));
             }
             if self.message > self.largest {
                 let bytes = BASE_BYTES.saturating_add(2 * self.message as usize);
                 self.budget
                     .resize(&mut self.reserved, bytes)
-                    .map_err(|reason| io::Error::other(Refused(reason)))?;
+                    .map_err(|reason| {
+                        io::Error::other(Refused(ImportError::new(ErrorKind::Busy, reason)))
+                    })?;
                 self.largest = self.message;
             }
             if fin {

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::errors::{Error, ErrorKind};
+
 /// `scheme://host:port`, with WebSocket schemes mapped to their HTTP twins.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Origin {
@@ -43,16 +45,23 @@ impl fmt::Display for Origin {
 }
 
 /// Admits `url` only when it is on the `allowed` origin (none: nothing is).
-pub fn admit(allowed: Option<&Origin>, url: &str) -> Result<Origin, String> {
+pub fn admit(allowed: Option<&Origin>, url: &str) -> Result<Origin, Error> {
     let Some(origin) = Origin::of(url) else {
-        return Err("egress denied: not an absolute http(s) or ws(s) URL".into());
+        return Err(Error::new(
+            ErrorKind::Invalid,
+            "egress denied: not an absolute http(s) or ws(s) URL",
+        ));
     };
     match allowed {
         Some(allowed) if *allowed == origin => Ok(origin),
-        Some(allowed) => Err(format!(
-            "egress denied: {origin} is not the allowed origin {allowed}"
+        Some(allowed) => Err(Error::new(
+            ErrorKind::Refused,
+            format!("egress denied: {origin} is not the allowed origin {allowed}"),
         )),
-        None => Err("egress denied: no RUSTPAD_URL is configured".into()),
+        None => Err(Error::new(
+            ErrorKind::Refused,
+            "egress denied: no RUSTPAD_URL is configured",
+        )),
     }
 }
 

@@ -11,6 +11,7 @@
 //! - [`json`]: no object of a message may give a key twice, and how a lone
 //!   UTF-16 surrogate is read;
 //! - [`egress`]: the one origin that may be reached;
+//! - [`errors`]: how an import fails, by kind (the WIT's `errors`);
 //! - [`websocket`]: the bounds and deadlines of a connection to Rustpad;
 //! - [`watching`]: the pace of every watch loop (coalescing, keepalives);
 //! - [`gate`]: who may call an HTTP transport, and how a refusal is answered;
@@ -21,6 +22,7 @@
 pub mod codes;
 pub mod egress;
 pub mod era;
+pub mod errors;
 pub mod gate;
 pub mod headers;
 pub mod json;

@@ -22,8 +22,6 @@ pub enum Method {
     /// 2026-07-28: a request held open for change notifications.
     SubscriptionsListen,
     LoggingSetLevel,
-    /// Not MCP: what `rustpad-mcp --check` asks (read-only).
-    Check,
 }
 
 /// The revisions a method belongs to.
@@ -90,7 +88,7 @@ const fn row(method: Method, name: &'static str, eras: Eras) -> Spec {
 }
 
 /// Every method, with what it needs.
-pub const METHODS: [Spec; 15] = [
+pub const METHODS: [Spec; 14] = [
     Spec {
         opens_session: true,
         ..row(Method::Initialize, "initialize", Eras::Legacy)
@@ -160,7 +158,6 @@ pub const METHODS: [Spec; 15] = [
         Eras::Modern,
     ),
     row(Method::LoggingSetLevel, "logging/setLevel", Eras::Legacy),
-    row(Method::Check, "rustpad-mcp/check", Eras::Legacy),
 ];
 
 impl Method {

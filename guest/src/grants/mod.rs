@@ -33,6 +33,14 @@ pub use crate::bindings::rustpad::mcp::{
 #[cfg(feature = "wasm-host")]
 pub use stateless::{calls, elicitation, recent, tally, watches, writers};
 
+/// How an import fails: a kind to act on, and a message (the WIT's
+/// `errors`); the component's own socket in WebAssembly hosts fails the
+/// same way, with the rules' twin of that type.
+#[cfg(not(feature = "wasm-host"))]
+pub use crate::bindings::rustpad::mcp::errors::{Error as HostError, ErrorKind};
+#[cfg(feature = "wasm-host")]
+pub use rustpad_mcp_rules::errors::{Error as HostError, ErrorKind};
+
 /// The operator's value of the setting `name` (`RUSTPAD_URL`, …), as given.
 #[cfg(not(feature = "act"))]
 pub fn setting(name: &str) -> Option<String> {

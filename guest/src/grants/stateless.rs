@@ -4,11 +4,13 @@
 
 /// Places for tool calls: the WebAssembly host bounds its own instances.
 pub mod calls {
-    pub fn enter() -> Result<(), String> {
+    use crate::grants::HostError;
+
+    pub fn enter() -> Result<(), HostError> {
         Ok(())
     }
 
-    pub fn enter_wait() -> Result<(), String> {
+    pub fn enter_wait() -> Result<(), HostError> {
         Ok(())
     }
 }
@@ -27,8 +29,13 @@ pub mod writers {
 /// The guard never asks here (see `grants::PUSHES_QUESTIONS`); this answer
 /// only keeps a call that somehow did from waiting.
 pub mod elicitation {
-    pub fn ask(_params: &str) -> Result<String, String> {
-        Err("this server runs in a WebAssembly host without sessions, so it cannot ask the client mid-call".into())
+    use crate::grants::{ErrorKind, HostError};
+
+    pub fn ask(_params: &str) -> Result<String, HostError> {
+        Err(HostError::new(
+            ErrorKind::Unsupported,
+            "this server runs in a WebAssembly host without sessions, so it cannot ask the client mid-call",
+        ))
     }
 }
 
@@ -65,6 +72,8 @@ pub mod tally {
 /// component's own handler to stream ([`crate::wasi_http`]) within the one
 /// response it has.
 pub mod watches {
+    use crate::grants::{ErrorKind, HostError};
+
     /// One subject to watch, and the line to send when it changes.
     #[derive(Clone, Debug)]
     pub struct Watch {
@@ -73,8 +82,11 @@ pub mod watches {
         pub cursor: Option<String>,
     }
 
-    pub fn start(_watch: &Watch) -> Result<(), String> {
-        Err("this server runs in a WebAssembly host that keeps no sessions, so it cannot keep a subscription between requests; use subscriptions/listen (2026-07-28), which holds one request open".into())
+    pub fn start(_watch: &Watch) -> Result<(), HostError> {
+        Err(HostError::new(
+            ErrorKind::Unsupported,
+            "this server runs in a WebAssembly host that keeps no sessions, so it cannot keep a subscription between requests; use subscriptions/listen (2026-07-28), which holds one request open",
+        ))
     }
 
     pub fn stop(_subject: &str) -> bool {

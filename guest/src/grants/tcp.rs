@@ -20,6 +20,8 @@ use wasip2::sockets::network::{
 use wasip2::sockets::tcp::{ShutdownType, TcpSocket};
 use wasip2::sockets::{instance_network, ip_name_lookup, tcp_create_socket};
 
+use super::{ErrorKind, HostError};
+
 /// The setting that names the socket's address apart from RUSTPAD_URL.
 pub const SOCKET_ADDRESS_VARIABLE: &str = "RUSTPAD_SOCKET_ADDRESS";
 
@@ -78,13 +80,15 @@ impl Drop for Tcp {
 impl Tcp {
     /// Connects to `RUSTPAD_SOCKET_ADDRESS`, else to the first of the
     /// origin's addresses that answers.
-    pub(super) fn connect(origin: &Origin, deadline: Instant) -> Result<Tcp, String> {
+    pub(super) fn connect(origin: &Origin, deadline: Instant) -> Result<Tcp, HostError> {
         let network = instance_network::instance_network();
-        if let Some(address) = socket_address()? {
+        if let Some(address) =
+            socket_address().map_err(|reason| HostError::new(ErrorKind::Invalid, reason))?
+        {
             return Tcp::connect_to(&network, ip_address(address.ip()), address.port(), deadline);
         }
         let host = origin.host.trim_start_matches('[').trim_end_matches(']');
-        let mut failure = format!("{host} has no address");
+        let mut failure = HostError::new(ErrorKind::Unreachable, format!("{host} has no address"));
         for address in resolve(&network, host, deadline)? {
             match Tcp::connect_to(&network, address, origin.port, deadline) {
                 Ok(tcp) => return Ok(tcp),
@@ -99,7 +103,7 @@ impl Tcp {
         address: IpAddress,
         port: u16,
         deadline: Instant,
-    ) -> Result<Tcp, String> {
+    ) -> Result<Tcp, HostError> {
         let (family, socket_address) = match address {
             IpAddress::Ipv4(address) => (
                 IpAddressFamily::Ipv4,
@@ -116,10 +120,10 @@ impl Tcp {
             ),
         };
         let socket = tcp_create_socket::create_tcp_socket(family)
-            .map_err(|code| format!("could not open a TCP socket ({})", network_error(code)))?;
+            .map_err(|code| network_failure(code, "could not open a TCP socket"))?;
         socket
             .start_connect(network, socket_address)
-            .map_err(|code| format!("could not connect ({})", network_error(code)))?;
+            .map_err(|code| network_failure(code, "could not connect"))?;
         let watch = socket.subscribe();
         loop {
             match socket.finish_connect() {
@@ -134,10 +138,13 @@ impl Tcp {
                 }
                 Err(ErrorCode::WouldBlock) => {
                     if !wait_for(&[&watch], deadline) {
-                        return Err("connecting to Rustpad timed out".into());
+                        return Err(HostError::new(
+                            ErrorKind::TimedOut,
+                            "connecting to Rustpad timed out",
+                        ));
                     }
                 }
-                Err(code) => return Err(format!("could not connect ({})", network_error(code))),
+                Err(code) => return Err(network_failure(code, "could not connect")),
             }
         }
     }
@@ -216,12 +223,12 @@ fn stream_error(error: StreamError) -> io::Error {
 
 /// The addresses `host` resolves to, in the resolver's order; an IP is its
 /// own address and is not looked up (some hosts allow no lookups at all).
-fn resolve(network: &Network, host: &str, deadline: Instant) -> Result<Vec<IpAddress>, String> {
+fn resolve(network: &Network, host: &str, deadline: Instant) -> Result<Vec<IpAddress>, HostError> {
     if let Ok(ip) = host.parse::<IpAddr>() {
         return Ok(vec![ip_address(ip)]);
     }
     let lookup = ip_name_lookup::resolve_addresses(network, host)
-        .map_err(|code| format!("could not look up {host} ({})", network_error(code)))?;
+        .map_err(|code| network_failure(code, &format!("could not look up {host}")))?;
     let watch = lookup.subscribe();
     let mut addresses = Vec::new();
     loop {
@@ -230,14 +237,14 @@ fn resolve(network: &Network, host: &str, deadline: Instant) -> Result<Vec<IpAdd
             Ok(None) => return Ok(addresses),
             Err(ErrorCode::WouldBlock) => {
                 if !wait_for(&[&watch], deadline) {
-                    return Err(format!("looking up {host} timed out"));
+                    return Err(HostError::new(
+                        ErrorKind::TimedOut,
+                        format!("looking up {host} timed out"),
+                    ));
                 }
             }
             Err(code) => {
-                return Err(format!(
-                    "could not look up {host} ({})",
-                    network_error(code)
-                ));
+                return Err(network_failure(code, &format!("could not look up {host}")));
             }
         }
     }
@@ -269,9 +276,20 @@ pub fn wait_for(watched: &[&Pollable], deadline: Instant) -> bool {
     ready.iter().any(|&index| (index as usize) < watched.len())
 }
 
-/// Why a network operation failed, in words. A refusal is the WebAssembly
-/// host's policy, whichever host it is (docs/deployment.md says, per host,
-/// what to grant).
+/// Why a network operation (`doing`) failed, by kind and in words. A
+/// refusal is the WebAssembly host's policy, whichever host it is
+/// (docs/deployment.md says, per host, what to grant).
+fn network_failure(code: ErrorCode, doing: &str) -> HostError {
+    let kind = match code {
+        ErrorCode::AccessDenied | ErrorCode::NotSupported | ErrorCode::PermanentResolverFailure => {
+            ErrorKind::Refused
+        }
+        ErrorCode::Timeout => ErrorKind::TimedOut,
+        _ => ErrorKind::Unreachable,
+    };
+    HostError::new(kind, format!("{doing} ({})", network_error(code)))
+}
+
 fn network_error(code: ErrorCode) -> String {
     match code {
         ErrorCode::AccessDenied | ErrorCode::NotSupported => format!(

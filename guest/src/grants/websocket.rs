@@ -32,6 +32,7 @@ use tungstenite::protocol::WebSocketConfig;
 use tungstenite::{Message, WebSocket};
 
 use super::tcp::Tcp;
+use super::{ErrorKind, HostError};
 
 /// One open connection.
 pub struct Connection {
@@ -42,20 +43,23 @@ pub struct Connection {
 
 impl Connection {
     /// Opens a connection to `url` (`ws://` on the origin of `RUSTPAD_URL`).
-    pub fn connect(url: &str) -> Result<Connection, String> {
+    pub fn connect(url: &str) -> Result<Connection, HostError> {
         let allowed = super::setting("RUSTPAD_URL").and_then(|configured| Origin::of(&configured));
         let origin = egress::admit(allowed.as_ref(), url)?;
         let deadline = Instant::now() + CONNECT_TIMEOUT;
         let tcp = Tcp::connect(&origin, deadline)?;
         let stream = if origin.secure {
             let host = origin.host.trim_start_matches('[').trim_end_matches(']');
-            let name = ServerName::try_from(host.to_string())
-                .map_err(|_| "the host name is not valid for TLS".to_string())?;
+            let name = ServerName::try_from(host.to_string()).map_err(|_| {
+                HostError::new(ErrorKind::Invalid, "the host name is not valid for TLS")
+            })?;
             // The same meaning as in rustpad-mcp's host: exactly "true" relaxes this connection.
             let insecure =
                 super::setting("RUSTPAD_INSECURE_TLS").is_some_and(|v| v.trim() == "true");
-            let session = ClientConnection::new(tls::client_config(insecure), name)
-                .map_err(|error| format!("TLS could not start ({error})"))?;
+            let session =
+                ClientConnection::new(tls::client_config(insecure), name).map_err(|error| {
+                    HostError::new(ErrorKind::Invalid, format!("TLS could not start ({error})"))
+                })?;
             Stream::Tls(Box::new(StreamOwned::new(session, tcp)))
         } else {
             Stream::Plain(tcp)
@@ -71,17 +75,35 @@ impl Connection {
                 Ok((socket, _response)) => break socket,
                 Err(HandshakeError::Interrupted(pending)) => {
                     if !pending.get_ref().get_ref().wait(deadline) {
-                        return Err("the WebSocket handshake with Rustpad timed out".into());
+                        return Err(HostError::new(
+                            ErrorKind::TimedOut,
+                            "the WebSocket handshake with Rustpad timed out",
+                        ));
                     }
                     attempt = pending.handshake();
                 }
                 Err(HandshakeError::Failure(tungstenite::Error::Io(error)))
                     if tls::is_certificate_error(&error) =>
                 {
-                    return Err(tls::certificate_refused(&error));
+                    return Err(HostError::new(
+                        ErrorKind::Refused,
+                        tls::certificate_refused(&error),
+                    ));
+                }
+                Err(HandshakeError::Failure(tungstenite::Error::Http(response))) => {
+                    return Err(HostError::new(
+                        ErrorKind::NotWebsocket,
+                        format!(
+                            "the server answered the WebSocket upgrade with HTTP {}",
+                            response.status().as_u16()
+                        ),
+                    ));
                 }
                 Err(HandshakeError::Failure(error)) => {
-                    return Err(format!("WebSocket handshake failed: {error}"));
+                    return Err(HostError::new(
+                        ErrorKind::Closed,
+                        format!("WebSocket handshake failed: {error}"),
+                    ));
                 }
             }
         };
@@ -92,21 +114,21 @@ impl Connection {
     }
 
     /// Sends one text message, waiting while the peer reads it, up to the stall limit.
-    pub fn send(&self, text: &str) -> Result<(), String> {
+    pub fn send(&self, text: &str) -> Result<(), HostError> {
         let mut guard = self.socket.borrow_mut();
-        let socket = guard.as_mut().ok_or("the connection is closed")?;
+        let socket = guard.as_mut().ok_or_else(closed)?;
         match socket.write(Message::text(text)) {
             // A frame the socket could not take at once is queued: the flush below sends it.
             Ok(()) => {}
             Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {}
-            Err(tungstenite::Error::WriteBufferFull(_)) => return Err(STOPPED_READING.into()),
+            Err(tungstenite::Error::WriteBufferFull(_)) => return Err(stopped_reading()),
             Err(error) => return Err(describe(error)),
         }
         let deadline = Instant::now() + STALL_LIMIT;
         loop {
             match self.flush(socket)? {
                 true => return Ok(()),
-                false if Instant::now() >= deadline => return Err(STOPPED_READING.into()),
+                false if Instant::now() >= deadline => return Err(stopped_reading()),
                 false => {
                     socket.get_ref().wait(deadline);
                 }
@@ -115,16 +137,21 @@ impl Connection {
     }
 
     /// Waits at most `timeout_ms` for the next text message; None when the time ran out.
-    pub fn recv(&self, timeout_ms: u32) -> Result<Option<String>, String> {
+    pub fn recv(&self, timeout_ms: u32) -> Result<Option<String>, HostError> {
         let deadline = Instant::now() + Duration::from_millis(u64::from(timeout_ms));
         let mut guard = self.socket.borrow_mut();
-        let socket = guard.as_mut().ok_or("the connection is closed")?;
+        let socket = guard.as_mut().ok_or_else(closed)?;
         loop {
             // Pongs tungstenite owes go out first; a peer that never reads is cut off.
             self.flush(socket)?;
             match socket.read() {
                 Ok(Message::Text(text)) => return Ok(Some(text.to_string())),
-                Ok(Message::Close(_)) => return Err("Rustpad closed the connection".into()),
+                Ok(Message::Close(_)) => {
+                    return Err(HostError::new(
+                        ErrorKind::Closed,
+                        "Rustpad closed the connection",
+                    ));
+                }
                 // Pings, pongs and binary frames are not delivered, and do not extend the wait.
                 Ok(_) => {}
                 Err(tungstenite::Error::Io(error)) if error.kind() == io::ErrorKind::WouldBlock => {
@@ -159,7 +186,7 @@ impl Connection {
     }
 
     /// Writes what waits to be written; false while the peer is not taking it.
-    fn flush(&self, socket: &mut WebSocket<Stream>) -> Result<bool, String> {
+    fn flush(&self, socket: &mut WebSocket<Stream>) -> Result<bool, HostError> {
         match socket.flush() {
             Ok(()) => {
                 self.blocked_since.replace(None);
@@ -171,7 +198,7 @@ impl Connection {
                     .borrow_mut()
                     .get_or_insert_with(Instant::now);
                 if since.elapsed() >= STALL_LIMIT {
-                    return Err(STOPPED_READING.into());
+                    return Err(stopped_reading());
                 }
                 Ok(false)
             }
@@ -186,16 +213,24 @@ impl Drop for Connection {
     }
 }
 
-fn describe(error: tungstenite::Error) -> String {
+fn describe(error: tungstenite::Error) -> HostError {
     match error {
-        tungstenite::Error::Capacity(problem) => {
-            format!("Rustpad sent more than this client accepts ({problem})")
-        }
-        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => {
-            "the connection is closed".into()
-        }
-        other => other.to_string(),
+        tungstenite::Error::Capacity(problem) => HostError::new(
+            ErrorKind::TooLarge,
+            format!("Rustpad sent more than this client accepts ({problem})"),
+        ),
+        tungstenite::Error::ConnectionClosed | tungstenite::Error::AlreadyClosed => closed(),
+        other => HostError::new(ErrorKind::Closed, other.to_string()),
     }
+}
+
+fn closed() -> HostError {
+    HostError::new(ErrorKind::Closed, "the connection is closed")
+}
+
+/// A peer that stopped reading is cut off: the connection is finished.
+fn stopped_reading() -> HostError {
+    HostError::new(ErrorKind::TimedOut, STOPPED_READING)
 }
 
 /// The connection under the WebSocket: plain TCP, or TLS over it.

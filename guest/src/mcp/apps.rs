@@ -95,7 +95,8 @@ pub(super) fn read(config: &Config, uri: &str) -> Outcome {
                 "the pad view goes with {}, and this server offers none of them here",
                 LINKED.map(|tool| tool.name).join(", ")
             ),
-        ));
+        )
+        .into());
     }
     Ok(json!({
         "contents": [{

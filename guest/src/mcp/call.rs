@@ -5,10 +5,10 @@
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS};
+use rustpad_mcp_rules::codes::INVALID_PARAMS;
 
 use super::answers;
-use super::request::{Outcome, Request, RpcError};
+use super::request::{Outcome, Refusal, Request, RpcError};
 use crate::config::Config;
 use crate::guard::{ANSWER_KEY, MAX_ROUNDS};
 use crate::result::{self, ToolError};
@@ -27,7 +27,8 @@ pub(super) fn call_tool(
         return Err(RpcError::new(
             INVALID_PARAMS,
             "Invalid params: tools/call needs a tool name",
-        ));
+        )
+        .into());
     };
     let tool = tools::catalogue::from_name(name)
         .filter(|tool| config.offers(tool))
@@ -36,7 +37,8 @@ pub(super) fn call_tool(
         return Err(RpcError::new(
             INVALID_PARAMS,
             format!("Unknown tool: {}", crate::text::clean_line(name, 100)),
-        ));
+        )
+        .into());
     };
     let arguments = match params.get("arguments") {
         None | Some(Value::Null) => Map::new(),
@@ -45,7 +47,8 @@ pub(super) fn call_tool(
             return Err(RpcError::new(
                 INVALID_PARAMS,
                 "Invalid params: \"arguments\" must be an object",
-            ));
+            )
+            .into());
         }
     };
     if request.lone_surrogates {
@@ -61,12 +64,7 @@ pub(super) fn call_tool(
         let question = match tools::call(&settings, tool, &arguments, &context) {
             Ok(result) => return Ok(result),
             Err(ToolError::NeedsInput(question)) => *question,
-            Err(ToolError::NoRoom(reason)) => {
-                return Err(RpcError {
-                    busy: true,
-                    ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
-                });
-            }
+            Err(ToolError::NoRoom(reason)) => return Err(Refusal::Busy(reason)),
             Err(failed) => return Ok(result::failure(&failed)),
         };
         if context.era == Era::Modern {
@@ -80,10 +78,10 @@ pub(super) fn call_tool(
         }
         let answer = match crate::grants::elicitation::ask(&question.params.to_string()) {
             Ok(answer) => answers::read(&answer),
-            Err(reason) => {
+            Err(failure) => {
                 return Ok(result::failure(&ToolError::new(format!(
                     "rustpad-mcp: could not ask a person to confirm ({}); nothing was changed",
-                    crate::text::clean_line(&reason, 200)
+                    crate::text::clean_line(&failure.message, 200)
                 ))));
             }
         };

@@ -7,7 +7,7 @@ use rustpad_mcp_rules::methods::Method;
 
 use super::Session;
 use super::negotiate::can_show_forms;
-use super::request::{Answered, Request, RpcError};
+use super::request::{Answered, Refusal, Request, RpcError};
 use super::{apps, methods};
 use crate::config::Config;
 use crate::tools::{CallContext, Era};
@@ -20,15 +20,15 @@ pub(super) fn handle(
     request: &Request,
     method: Option<Method>,
     session: Option<&Session>,
-) -> Result<Answered, RpcError> {
+) -> Result<Answered, Refusal> {
     let Some(method) = method.filter(|method| method.offered_in(false)) else {
-        return Err(methods::not_found(request));
+        return Err(methods::not_found(request).into());
     };
     if method.spec().needs_session && session.is_none() {
         return Err(RpcError::new(
             INVALID_REQUEST,
             "Invalid request: send initialize first, or carry the 2026-07-28 _meta on every request",
-        ));
+        ).into());
     }
     let renders = apps::renders_views(session.and_then(|s| s.capabilities.get("extensions")));
     methods::answer(config, request, method, renders, || {

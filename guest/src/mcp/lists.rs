@@ -127,6 +127,7 @@ pub(super) fn set_level(params: &Map<String, Value>) -> Outcome {
                 "Invalid params: level must be one of {}",
                 LOG_LEVELS.join(", ")
             ),
-        )),
+        )
+        .into()),
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use rustpad_mcp_rules::methods::Method;
 
-use super::request::{Answered, Request, RpcError};
+use super::request::{Answered, Refusal, Request, RpcError};
 use super::{apps, call, lists, negotiate, resources, subscriptions};
 use crate::config::Config;
 use crate::tools::CallContext;
@@ -22,7 +22,7 @@ pub(super) fn answer(
     method: Method,
     renders: bool,
     context: impl FnOnce() -> Result<CallContext, RpcError>,
-) -> Result<Answered, RpcError> {
+) -> Result<Answered, Refusal> {
     let params = &request.params;
     let result = match method {
         Method::Initialize => {
@@ -53,7 +53,7 @@ pub(super) fn answer(
         Method::PromptsList => lists::empty_list(params, "prompts")?,
         Method::ResourcesList => resources::list(config, params)?,
         Method::ResourcesTemplatesList => resources::templates(config, params)?,
-        Method::PromptsGet => return Err(lists::no_prompt()),
+        Method::PromptsGet => return Err(lists::no_prompt().into()),
         Method::ResourcesRead => match resources::uri_of(params, "resources/read")? {
             // A client that renders no view is answered as before the view existed.
             uri if renders && apps::is_view(uri) => apps::read(config, uri)?,
@@ -63,11 +63,6 @@ pub(super) fn answer(
         Method::ResourcesUnsubscribe => subscriptions::unsubscribe(config, params)?,
         Method::SubscriptionsListen => return subscriptions::listen(config, request),
         Method::LoggingSetLevel => lists::set_level(params)?,
-        Method::Check => {
-            let (ok, report) =
-                crate::rustpad::check::run(config.rustpad.as_ref(), config.insecure_tls);
-            json!({ "ok": ok, "report": report })
-        }
     };
     Ok(result.into())
 }

@@ -34,9 +34,10 @@ use rustpad_mcp_rules::codes::{HEADER_MISMATCH, INTERNAL_ERROR, INVALID_REQUEST,
 use rustpad_mcp_rules::era::{Era, META_CAPABILITIES, META_SERVER_INFO, META_VERSION};
 use rustpad_mcp_rules::headers::{Claims, StandardHeaders, version_problem};
 use rustpad_mcp_rules::methods::Method;
+pub use rustpad_mcp_rules::status::ReplyError;
 
 use crate::config::Config;
-use request::{Answered, Outcome, RpcError};
+use request::{Answered, Outcome, Refusal, RpcError};
 
 pub use lists::server_info;
 pub use subscriptions::{MAX_PADS_PER_LISTEN, ROUND, Resume, Round, watch_round};
@@ -59,10 +60,8 @@ pub fn session_openers() -> Vec<String> {
 pub struct Reply {
     pub response: Option<String>,
     pub session: Option<String>,
-    /// The error code of `response`, when it is an error.
-    pub error_code: Option<i64>,
-    /// The server had no room for the call: retry shortly.
-    pub busy: bool,
+    /// What kind of error `response` is, when it is one.
+    pub error: Option<ReplyError>,
     /// A request to hold open instead of answering now (a 2026-07-28
     /// listen): whoever streams responses carries it out.
     pub held: Option<Box<Held>>,
@@ -84,7 +83,7 @@ impl Reply {
         };
         match crate::grants::watches::hold(&held.opening, &held.closing, &held.watches) {
             Ok(()) => Reply::default(),
-            Err(reason) => held.refused(&reason),
+            Err(failure) => held.refused(&failure.message),
         }
     }
 }
@@ -104,10 +103,7 @@ impl Held {
     pub fn refused(&self, reason: &str) -> Reply {
         respond(
             self.id.clone(),
-            Err(RpcError::new(
-                INVALID_REQUEST,
-                format!("Cannot listen: {reason}"),
-            )),
+            Err(RpcError::new(INVALID_REQUEST, format!("Cannot listen: {reason}")).into()),
         )
     }
 }
@@ -146,7 +142,7 @@ pub fn handle(message: &str, headers: Option<&StandardHeaders>, session: Option<
             let id = serde_json::from_str::<Value>(message)
                 .ok()
                 .and_then(|m| m.get("id").cloned());
-            respond(id, Err(RpcError::new(INTERNAL_ERROR, problem)))
+            respond(id, Err(RpcError::new(INTERNAL_ERROR, problem).into()))
         }
     }
 }
@@ -167,7 +163,7 @@ pub fn handle_with(
     let request = match request::parse(message) {
         Ok(Some(request)) => request,
         Ok(None) => return Reply::default(),
-        Err((id, error)) => return respond(id, Err(error)),
+        Err((id, error)) => return respond(id, Err(error.into())),
     };
     if request.lacks_its_id() {
         return Reply::default();
@@ -227,7 +223,7 @@ fn check_headers(
         } else {
             (PARSE_ERROR, format!("Parse error: {error}"))
         };
-        respond(None, Err(RpcError::new(code, text)))
+        respond(None, Err(RpcError::new(code, text).into()))
     })?;
     let id = || {
         serde_json::from_str::<Value>(message)
@@ -245,39 +241,44 @@ fn check_headers(
         } else {
             INVALID_REQUEST
         };
-        return Err(respond(id(), Err(RpcError::new(code, problem))));
+        return Err(respond(id(), Err(RpcError::new(code, problem).into())));
     }
     if claims.method().is_some()
         && let Err(mismatch) = claims.check(headers)
     {
-        return Err(respond(id(), Err(RpcError::new(HEADER_MISMATCH, mismatch))));
+        return Err(respond(
+            id(),
+            Err(RpcError::new(HEADER_MISMATCH, mismatch).into()),
+        ));
     }
     Ok(())
 }
 
 fn respond(id: Option<Value>, outcome: Outcome) -> Reply {
-    let (message, error_code, busy) = match outcome {
+    let (message, error) = match outcome {
         Ok(result) => (
             json!({ "jsonrpc": "2.0", "id": id, "result": result }),
             None,
-            false,
         ),
-        Err(error) => {
+        Err(refusal) => {
+            let kind = match &refusal {
+                Refusal::Busy(_) => ReplyError::Busy,
+                Refusal::Error(error) => ReplyError::Code(error.code),
+            };
+            let error = refusal.into_error();
             let mut body = json!({ "code": error.code, "message": error.message });
             if let Some(data) = error.data {
                 body["data"] = data;
             }
             (
                 json!({ "jsonrpc": "2.0", "id": id, "error": body }),
-                Some(error.code),
-                error.busy,
+                Some(kind),
             )
         }
     };
     Reply {
         response: Some(message.to_string()),
-        error_code,
-        busy,
+        error,
         ..Reply::default()
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use rustpad_mcp_rules::codes::{INVALID_PARAMS, RESOURCE_NOT_FOUND, UNSUPPORTED_VERSION};
 use rustpad_mcp_rules::methods::{Cache, Method};
 
-use super::request::{Answered, Request, RpcError};
+use super::request::{Answered, Refusal, Request, RpcError};
 use super::{
     META_CAPABILITIES, META_SERVER_INFO, META_VERSION, MODERN, SUPPORTED, lists, negotiate,
 };
@@ -22,7 +22,7 @@ pub(super) fn handle(
     config: &Config,
     request: &Request,
     method: Option<Method>,
-) -> Result<Answered, RpcError> {
+) -> Result<Answered, Refusal> {
     let no_meta = Map::new();
     let meta = match request.params.get("_meta") {
         Some(Value::Object(meta)) => meta,
@@ -32,7 +32,8 @@ pub(super) fn handle(
         return Err(RpcError::new(
             INVALID_PARAMS,
             format!("Invalid params: _meta must carry \"{META_VERSION}\" (a string)"),
-        ));
+        )
+        .into());
     };
     if version != MODERN {
         return Err(RpcError {
@@ -42,17 +43,18 @@ pub(super) fn handle(
                 SUPPORTED.join(", ")
             ),
             data: Some(json!({ "supported": SUPPORTED, "requested": version })),
-            busy: false,
-        });
+        }
+        .into());
     }
     let Some(client_capabilities) = meta.get(META_CAPABILITIES).and_then(Value::as_object) else {
         return Err(RpcError::new(
             INVALID_PARAMS,
             format!("Invalid params: _meta must carry \"{META_CAPABILITIES}\" (an object)"),
-        ));
+        )
+        .into());
     };
     let Some(method) = method.filter(|method| method.offered_in(true)) else {
-        return Err(methods::not_found(request));
+        return Err(methods::not_found(request).into());
     };
     let context = || {
         Ok(CallContext {
@@ -91,14 +93,14 @@ pub(super) fn handle(
 }
 
 /// A missing resource is invalid params in this revision, with its URI.
-fn in_this_revision(error: RpcError) -> RpcError {
-    if error.code == RESOURCE_NOT_FOUND {
-        return RpcError {
+fn in_this_revision(refusal: Refusal) -> Refusal {
+    match refusal {
+        Refusal::Error(error) if error.code == RESOURCE_NOT_FOUND => Refusal::Error(RpcError {
             code: INVALID_PARAMS,
             ..error
-        };
+        }),
+        other => other,
     }
-    error
 }
 
 /// `inputResponses`: the answers to questions an earlier round asked.

@@ -33,13 +33,11 @@ impl Request {
     }
 }
 
-/// Why a message was not answered with a result.
+/// A JSON-RPC error: why a message was not carried out.
 pub(super) struct RpcError {
     pub code: i64,
     pub message: String,
     pub data: Option<Value>,
-    /// The server had no room to carry the message out; retrying may work.
-    pub busy: bool,
 }
 
 impl RpcError {
@@ -48,7 +46,6 @@ impl RpcError {
             code,
             message: message.into(),
             data: None,
-            busy: false,
         }
     }
 
@@ -62,12 +59,45 @@ impl RpcError {
                 crate::text::clean_line(uri, 200)
             ),
             data: Some(serde_json::json!({ "uri": uri })),
-            busy: false,
         }
     }
 }
 
-pub(super) type Outcome = Result<Value, RpcError>;
+/// Why a message was not answered with a result.
+pub(super) enum Refusal {
+    /// It was not carried out, for the reason the error gives.
+    Error(RpcError),
+    /// The server had no room to carry it out (every place for calls was
+    /// taken): the reason. Answered as a JSON-RPC error too, which a
+    /// transport that can marks as worth retrying shortly (HTTP 503).
+    Busy(String),
+}
+
+impl From<RpcError> for Refusal {
+    fn from(error: RpcError) -> Refusal {
+        Refusal::Error(error)
+    }
+}
+
+impl Refusal {
+    /// The host had no place for the call: `reason` is its word, for the client.
+    pub fn busy(host: crate::grants::HostError) -> Refusal {
+        Refusal::Busy(host.message)
+    }
+
+    /// The JSON-RPC error the client is sent.
+    pub fn into_error(self) -> RpcError {
+        match self {
+            Refusal::Error(error) => error,
+            Refusal::Busy(reason) => RpcError::new(
+                rustpad_mcp_rules::codes::INTERNAL_ERROR,
+                format!("Server busy: {reason}"),
+            ),
+        }
+    }
+}
+
+pub(super) type Outcome = Result<Value, Refusal>;
 
 /// What a method produced: its result, for `initialize` the session it
 /// opens, and for `subscriptions/listen` what the host holds open (the

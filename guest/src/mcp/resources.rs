@@ -15,11 +15,11 @@
 
 use serde_json::{Map, Value, json};
 
-use rustpad_mcp_rules::codes::{INTERNAL_ERROR, INVALID_PARAMS};
+use rustpad_mcp_rules::codes::INVALID_PARAMS;
 use rustpad_mcp_rules::era::Era;
 
 use super::lists;
-use super::request::{Outcome, Request, RpcError};
+use super::request::{Outcome, Refusal, Request, RpcError};
 use crate::config::Config;
 use crate::rustpad::url::RustpadUrl;
 use crate::text::{self, MAX_RESULT_CHARS, UNTRUSTED_PREAMBLE};
@@ -174,9 +174,6 @@ pub(super) fn read(config: &Config, request: &Request) -> Outcome {
 
 /// Reaching Rustpad outside a tool call (a read, a subscription's start)
 /// takes one of the host's places, as a tool call does.
-pub(super) fn take_call_place() -> Result<(), RpcError> {
-    crate::grants::calls::enter().map_err(|reason| RpcError {
-        busy: true,
-        ..RpcError::new(INTERNAL_ERROR, format!("Server busy: {reason}"))
-    })
+pub(super) fn take_call_place() -> Result<(), Refusal> {
+    crate::grants::calls::enter().map_err(Refusal::busy)
 }

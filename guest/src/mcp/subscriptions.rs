@@ -17,7 +17,7 @@ use serde_json::{Map, Value, json};
 
 use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST};
 
-use super::request::{Answered, Hold, Outcome, Request, RpcError};
+use super::request::{Answered, Hold, Outcome, Refusal, Request, RpcError};
 use super::resources;
 use crate::config::Config;
 use crate::grants::watches::{self, Watch};
@@ -46,7 +46,7 @@ pub(super) fn subscribe(config: &Config, request: &Request) -> Outcome {
         update: updated(uri, None),
         cursor: Some(revision_now(url, uri, id)?),
     };
-    watches::start(&watch).map_err(|reason| cannot_watch(uri, &reason))?;
+    watches::start(&watch).map_err(|failure| cannot_watch(uri, &failure.message))?;
     resources::used(id, request);
     Ok(json!({}))
 }
@@ -72,7 +72,7 @@ pub(super) fn unsubscribe(config: &Config, params: &Map<String, Value>) -> Outco
 /// again after its own calls).
 /// The result is the listen's response, sent when it ends (the dispatch
 /// makes it the response of a [`super::Held`]).
-pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, RpcError> {
+pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Refusal> {
     let Some(filter) = request
         .params
         .get("notifications")
@@ -81,7 +81,8 @@ pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Rpc
         return Err(RpcError::new(
             INVALID_PARAMS,
             "Invalid params: subscriptions/listen needs \"notifications\" (an object)",
-        ));
+        )
+        .into());
     };
     let uris: Vec<&str> = match filter.get("resourceSubscriptions") {
         None | Some(Value::Null) => Vec::new(),
@@ -100,7 +101,8 @@ pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Rpc
             return Err(RpcError::new(
                 INVALID_PARAMS,
                 "Invalid params: resourceSubscriptions must be a list of URIs",
-            ));
+            )
+            .into());
         }
     };
     let id = request.id.clone().unwrap_or(Value::Null);
@@ -130,7 +132,7 @@ pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Rpc
                 "Cannot listen: a listen here watches at most {MAX_PADS_PER_LISTEN} pads, and this one names {}",
                 watches.len()
             ),
-        ));
+        ).into());
     }
     for watch in &watches {
         resources::used(&watch.subject, request);
@@ -159,7 +161,7 @@ pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Rpc
 /// so a change made after this answer is never missed. It takes a call
 /// place, as a read does; a pad that cannot be reached is the resource
 /// error.
-fn revision_now(url: &RustpadUrl, uri: &str, id: &str) -> Result<String, RpcError> {
+fn revision_now(url: &RustpadUrl, uri: &str, id: &str) -> Result<String, Refusal> {
     resources::take_call_place()?;
     let look = Look::open(url, id, None).map_err(|error| {
         RpcError::resource_not_found(

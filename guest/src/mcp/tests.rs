@@ -293,7 +293,7 @@ fn over_http_the_headers_must_agree_with_the_body() {
     let http = |message: Value, headers: StandardHeaders, session: Option<&str>| {
         let reply = handle_with(&config(), &message.to_string(), Some(&headers), session);
         let response: Value = serde_json::from_str(&reply.response.unwrap()).unwrap();
-        (response, reply.error_code)
+        (response, reply.error.map(ReplyError::code))
     };
     let headers = |version: &str, method: &str| StandardHeaders {
         protocol_version: Some(version.into()),
@@ -326,10 +326,10 @@ fn over_http_the_headers_must_agree_with_the_body() {
     // A routed key given twice could be routed one way and served another.
     let doubled = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","method":"tools/call"}"#;
     let reply = handle_with(&config(), doubled, Some(&StandardHeaders::default()), None);
-    assert_eq!(reply.error_code, Some(INVALID_REQUEST));
+    assert_eq!(reply.error, Some(ReplyError::Code(INVALID_REQUEST)));
     // On stdio there are no headers to check, but the one rule for repeated keys holds.
     let reply = handle_with(&config(), doubled, None, None);
-    assert_eq!(reply.error_code, Some(INVALID_REQUEST));
+    assert_eq!(reply.error, Some(ReplyError::Code(INVALID_REQUEST)));
 }
 
 #[test]
@@ -340,7 +340,7 @@ fn a_key_given_twice_anywhere_is_refused_and_in_an_answer_is_not_understood() {
         )
     };
     let reply = handle(&call(r#"{"id":"a","id":"b"}"#, ""), None);
-    assert_eq!(reply.error_code, Some(INVALID_REQUEST));
+    assert_eq!(reply.error, Some(ReplyError::Code(INVALID_REQUEST)));
     assert!(
         reply
             .response

@@ -29,6 +29,7 @@ use super::url::RustpadUrl;
 use crate::digest;
 use crate::grants::websocket::Connection;
 use crate::grants::writers;
+use crate::grants::{ErrorKind, HostError};
 
 /// How long the snapshot may take to arrive, from connecting.
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -114,16 +115,18 @@ impl PadSocket {
     ) -> Result<PadSocket, Error> {
         let deadline = Instant::now() + SNAPSHOT_TIMEOUT;
         let address = url.websocket(&format!("/api/socket/{id}"));
-        let connection = Connection::connect(&address).map_err(|reason| {
-            // An HTTP answer to the upgrade is the signature of a proxy that does not pass WebSockets.
-            let hint = if reason.contains("WebSocket upgrade with HTTP") {
-                " If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
-            } else if reason.starts_with("connection refused") {
-                " Check RUSTPAD_URL and that the instance is running."
-            } else {
-                ""
+        let connection = Connection::connect(&address).map_err(|failure| {
+            let hint = match failure.kind {
+                ErrorKind::NotWebsocket => {
+                    " If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
+                }
+                ErrorKind::Unreachable => " Check RUSTPAD_URL and that the instance is running.",
+                _ => "",
             };
-            Error::new(format!("could not open Rustpad's collaboration socket: {reason}.{hint}"))
+            Error::new(format!(
+                "could not open Rustpad's collaboration socket: {}.{hint}",
+                failure.message
+            ))
         })?;
         let mut socket = PadSocket {
             connection,
@@ -319,8 +322,9 @@ impl PadSocket {
                 .absorb(&frame, Instant::now() + SNAPSHOT_TIMEOUT)
                 .map(Some),
             Ok(None) => Ok(None),
-            Err(reason) => Err(Error::new(format!(
-                "the collaboration socket ended: {reason}"
+            Err(failure) => Err(Error::new(format!(
+                "the collaboration socket ended: {}",
+                failure.message
             ))),
         }
     }
@@ -362,7 +366,9 @@ impl PadSocket {
     fn send(&self, message: &serde_json::Value) -> Result<(), Error> {
         self.connection
             .send(&message.to_string())
-            .map_err(|reason| Error::new(format!("could not send to Rustpad: {reason}")))
+            .map_err(|failure| {
+                Error::new(format!("could not send to Rustpad: {}", failure.message))
+            })
     }
 
     /// Reads one message and folds it into the session state.
@@ -374,9 +380,10 @@ impl PadSocket {
                     "Rustpad did not send {awaiting} in time"
                 )));
             }
-            Err(reason) => {
+            Err(failure) => {
                 return Err(Error::new(format!(
-                    "the collaboration socket ended while waiting for {awaiting}: {reason}"
+                    "the collaboration socket ended while waiting for {awaiting}: {}",
+                    failure.message
                 )));
             }
         };
@@ -384,7 +391,7 @@ impl PadSocket {
     }
 
     /// The next frame, or None if none came before `deadline`.
-    fn frame(&self, deadline: Instant) -> Result<Option<String>, String> {
+    fn frame(&self, deadline: Instant) -> Result<Option<String>, HostError> {
         let left = deadline.saturating_duration_since(Instant::now());
         // Rounded up, so that a wait never ends before its deadline.
         let timeout_ms = left.as_nanos().div_ceil(1_000_000).min(u32::MAX as u128) as u32;

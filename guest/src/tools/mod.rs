@@ -128,7 +128,7 @@ pub fn call(
     } else {
         crate::grants::calls::enter
     };
-    enter().map_err(ToolError::NoRoom)?;
+    enter().map_err(|host| ToolError::NoRoom(host.message))?;
     let token = if tool.asks_first {
         args::read::<TokenArgument>(arguments)?
             .confirm_token

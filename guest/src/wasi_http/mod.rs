@@ -22,7 +22,7 @@ use http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri};
 use rustpad_mcp_rules::codes::PARSE_ERROR;
 use rustpad_mcp_rules::gate::{self, Admitted, Gate, Refusal};
 use rustpad_mcp_rules::post::{self, MAX_MESSAGE_BYTES};
-use rustpad_mcp_rules::status;
+use rustpad_mcp_rules::status::{self, ReplyError};
 use wasip2::http::types::{
     Fields, IncomingBody, IncomingRequest, Method, OutgoingBody, OutgoingResponse, ResponseOutparam,
 };
@@ -271,12 +271,12 @@ fn answer_post(request: &IncomingRequest, headers: &HeaderMap, config: &Config) 
     let Some(body) = reply.response else {
         return Answer::empty(StatusCode::ACCEPTED);
     };
-    let code = status::of_reply(reply.error_code, false, reply.busy);
+    let code = status::of_reply(reply.error, false);
     let mut answer = Answer::json(
         StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
         body,
     );
-    if reply.busy {
+    if reply.error == Some(ReplyError::Busy) {
         answer
             .headers
             .insert(RETRY_AFTER, HeaderValue::from_static("1"));

@@ -178,7 +178,7 @@ impl Server {
         {
             Ok(replied) if replied.reply.response.is_some() => {
                 let reply = replied.reply;
-                let code = status::of_reply(reply.error_code, session.is_some(), reply.busy);
+                let code = status::of_reply(reply.error_kind(), session.is_some());
                 let status = StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST);
                 return json_response(status, reply.response.unwrap_or_default());
             }
@@ -257,7 +257,7 @@ impl Server {
     fn answer(
         &self,
         session: Option<&Session>,
-        answer: crate::questions::Answer,
+        answer: Result<String, String>,
         id: &Value,
     ) -> Response<Body> {
         match session {
@@ -293,9 +293,12 @@ struct UnknownSession;
 struct NoEventStream;
 
 impl Elicitor for NoEventStream {
-    fn ask(&self, _: String) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>> {
+    fn ask(&self, _: String) -> Pin<Box<dyn Future<Output = crate::questions::Answer> + Send>> {
         Box::pin(async {
-            Err("the request's Accept header allows no text/event-stream, which is where the question would travel".into())
+            Err(rustpad_mcp_rules::errors::Error::new(
+                rustpad_mcp_rules::errors::ErrorKind::Unsupported,
+                "the request's Accept header allows no text/event-stream, which is where the question would travel",
+            ))
         })
     }
 }

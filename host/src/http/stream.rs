@@ -5,6 +5,7 @@
 //! because the call ended without its answer goes out on the stream before
 //! it closes. A call stopped by the client gets nothing more.
 
+use rustpad_mcp_rules::status::ReplyError;
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -74,14 +75,15 @@ fn finished(
         },
         None => None,
     };
+    let error = ended.error_kind();
     let Some(body) = ended.response else {
         return empty(StatusCode::ACCEPTED);
     };
     let in_session = in_session || opened.is_some();
-    let code = rustpad_mcp_rules::status::of_reply(ended.error_code, in_session, ended.busy);
+    let code = rustpad_mcp_rules::status::of_reply(error, in_session);
     let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = json_response(status, body);
-    if ended.busy {
+    if error == Some(ReplyError::Busy) {
         busy_headers(&mut response);
     }
     if let Some(id) = opened

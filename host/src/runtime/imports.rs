@@ -7,7 +7,10 @@ use std::time::Duration;
 
 use wasmtime::component::Resource;
 
+use rustpad_mcp_rules::errors::Error as ImportError;
+
 use super::bindings::rustpad;
+use super::bindings::rustpad::mcp::errors::{Error, ErrorKind};
 use super::bindings::rustpad::mcp::tally::Amount;
 use super::bindings::rustpad::mcp::watches::Watch;
 use super::state::CallState;
@@ -22,7 +25,7 @@ impl rustpad::mcp::websocket::HostConnection for CallState {
     async fn connect(
         &mut self,
         url: String,
-    ) -> wasmtime::Result<Result<Resource<Connection>, String>> {
+    ) -> wasmtime::Result<Result<Resource<Connection>, Error>> {
         match self
             .waited
             .clone()
@@ -30,7 +33,7 @@ impl rustpad::mcp::websocket::HostConnection for CallState {
             .await
         {
             Ok(connection) => Ok(Ok(self.table.push(connection)?)),
-            Err(reason) => Ok(Err(reason)),
+            Err(failure) => Ok(Err(crossing(failure))),
         }
     }
 
@@ -38,23 +41,25 @@ impl rustpad::mcp::websocket::HostConnection for CallState {
         &mut self,
         connection: Resource<Connection>,
         text: String,
-    ) -> wasmtime::Result<Result<(), String>> {
+    ) -> wasmtime::Result<Result<(), Error>> {
         let waited = self.waited.clone();
         Ok(waited
             .around(self.table.get_mut(&connection)?.send(text))
-            .await)
+            .await
+            .map_err(crossing))
     }
 
     async fn recv(
         &mut self,
         connection: Resource<Connection>,
         timeout_ms: u32,
-    ) -> wasmtime::Result<Result<Option<String>, String>> {
+    ) -> wasmtime::Result<Result<Option<String>, Error>> {
         let timeout = Duration::from_millis(u64::from(timeout_ms));
         let waited = self.waited.clone();
         Ok(waited
             .around(self.table.get_mut(&connection)?.recv(timeout))
-            .await)
+            .await
+            .map_err(crossing))
     }
 
     async fn close(&mut self, connection: Resource<Connection>) -> wasmtime::Result<()> {
@@ -69,11 +74,14 @@ impl rustpad::mcp::websocket::HostConnection for CallState {
 }
 
 impl rustpad::mcp::elicitation::Host for CallState {
-    async fn ask(&mut self, params_json: String) -> wasmtime::Result<Result<String, String>> {
-        match &self.elicitor {
-            Some(elicitor) => Ok(elicitor.ask(params_json).await),
-            None => Ok(Err("this transport cannot ask the client".into())),
-        }
+    async fn ask(&mut self, params_json: String) -> wasmtime::Result<Result<String, Error>> {
+        Ok(match &self.elicitor {
+            Some(elicitor) => elicitor.ask(params_json).await.map_err(crossing),
+            None => Err(error(
+                ErrorKind::Unsupported,
+                "this transport cannot ask the client",
+            )),
+        })
     }
 }
 
@@ -128,11 +136,11 @@ impl rustpad::mcp::tally::HostTurn for CallState {
 }
 
 impl rustpad::mcp::calls::Host for CallState {
-    async fn enter(&mut self) -> wasmtime::Result<Result<(), String>> {
+    async fn enter(&mut self) -> wasmtime::Result<Result<(), Error>> {
         Ok(self.take_place(CallPlaces::take))
     }
 
-    async fn enter_wait(&mut self) -> wasmtime::Result<Result<(), String>> {
+    async fn enter_wait(&mut self) -> wasmtime::Result<Result<(), Error>> {
         Ok(self.take_place(CallPlaces::take_for_waiting))
     }
 }
@@ -142,16 +150,18 @@ impl CallState {
     fn take_place(
         &mut self,
         take: impl Fn(&CallPlaces) -> Result<tokio::sync::OwnedSemaphorePermit, String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         if self.place.is_some() {
             return Ok(());
         }
         let Some(places) = &self.places else {
             return Ok(());
         };
-        take(places).map(|place| {
-            self.place = Some(place);
-        })
+        take(places)
+            .map(|place| {
+                self.place = Some(place);
+            })
+            .map_err(|reason| error(ErrorKind::Busy, reason))
     }
 }
 
@@ -189,14 +199,19 @@ impl rustpad::mcp::recent::Host for CallState {
 }
 
 impl rustpad::mcp::watches::Host for CallState {
-    async fn start(&mut self, watch: Watch) -> wasmtime::Result<Result<(), String>> {
+    async fn start(&mut self, watch: Watch) -> wasmtime::Result<Result<(), Error>> {
         Ok(match &self.watching.session {
-            Some(scope) => scope.watch_all(vec![watches::Watch {
-                subject: watch.subject,
-                update: watch.update,
-                cursor: watch.cursor,
-            }]),
-            None => Err("this transport keeps no session to keep a subscription in".into()),
+            Some(scope) => scope
+                .watch_all(vec![watches::Watch {
+                    subject: watch.subject,
+                    update: watch.update,
+                    cursor: watch.cursor,
+                }])
+                .map_err(|reason| error(ErrorKind::Busy, reason)),
+            None => Err(error(
+                ErrorKind::Unsupported,
+                "this transport keeps no session to keep a subscription in",
+            )),
         })
     }
 
@@ -213,12 +228,18 @@ impl rustpad::mcp::watches::Host for CallState {
         opening: String,
         closing: String,
         asked: Vec<Watch>,
-    ) -> wasmtime::Result<Result<(), String>> {
+    ) -> wasmtime::Result<Result<(), Error>> {
         let Some(holds) = &self.watching.holds else {
-            return Ok(Err("this transport cannot hold a request open".into()));
+            return Ok(Err(error(
+                ErrorKind::Unsupported,
+                "this transport cannot hold a request open",
+            )));
         };
         if self.held.is_some() {
-            return Ok(Err("the request is held already".into()));
+            return Ok(Err(error(
+                ErrorKind::Unsupported,
+                "the request is held already",
+            )));
         }
         let asked = asked
             .into_iter()
@@ -228,8 +249,41 @@ impl rustpad::mcp::watches::Host for CallState {
                 cursor: watch.cursor,
             })
             .collect();
-        Ok(holds.hold(opening, closing, asked).await.map(|held| {
-            self.held = Some(held);
-        }))
+        Ok(holds
+            .hold(opening, closing, asked)
+            .await
+            .map(|held| {
+                self.held = Some(held);
+            })
+            .map_err(|reason| error(ErrorKind::Busy, reason)))
     }
+}
+
+impl rustpad::mcp::errors::Host for CallState {}
+
+fn error(kind: ErrorKind, message: impl Into<String>) -> Error {
+    Error {
+        kind,
+        message: message.into(),
+    }
+}
+
+/// A failure of the host's own code as it crosses the contract: the same
+/// kind under the WIT's name.
+fn crossing(failure: ImportError) -> Error {
+    use rustpad_mcp_rules::errors::ErrorKind as Own;
+    let kind = match failure.kind {
+        Own::Refused => ErrorKind::Refused,
+        Own::Unsupported => ErrorKind::Unsupported,
+        Own::Busy => ErrorKind::Busy,
+        Own::TooLarge => ErrorKind::TooLarge,
+        Own::Unreachable => ErrorKind::Unreachable,
+        Own::NotWebsocket => ErrorKind::NotWebsocket,
+        Own::Closed => ErrorKind::Closed,
+        Own::TimedOut => ErrorKind::TimedOut,
+        Own::Cancelled => ErrorKind::Cancelled,
+        Own::Rejected => ErrorKind::Rejected,
+        Own::Invalid => ErrorKind::Invalid,
+    };
+    error(kind, failure.message)
 }

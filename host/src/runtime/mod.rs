@@ -9,6 +9,7 @@
 
 mod engine;
 mod imports;
+mod reply;
 mod state;
 
 use std::sync::Arc;
@@ -48,18 +49,6 @@ mod bindings {
     });
 }
 use bindings::{Server, ServerPre, rustpad};
-
-/// No response, no session: what a message that needs no answer leaves.
-impl Default for Reply {
-    fn default() -> Reply {
-        Reply {
-            response: None,
-            session: None,
-            error_code: None,
-            busy: false,
-        }
-    }
-}
 
 /// What a call may use beyond what every call gets.
 #[derive(Default, Clone)]
@@ -188,7 +177,7 @@ impl Runtime {
             })
             .await
             .map_err(NotStarted::Failed)?
-            .map_err(NotStarted::Configuration)?;
+            .map_err(|problem| NotStarted::Configuration(problem.message))?;
         runtime.egress = Egress::new(startup.origin.as_deref(), startup.insecure_tls);
         Ok((runtime, startup))
     }
@@ -203,6 +192,7 @@ impl Runtime {
         let mut linker = Linker::<CallState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
+        rustpad::mcp::errors::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::websocket::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::elicitation::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
         rustpad::mcp::tally::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
@@ -327,6 +317,17 @@ impl Runtime {
             })
             .await?;
         Ok(Replied { reply, cost, held })
+    }
+
+    /// Runs the component's connection check (`--check`) in a fresh
+    /// instance: whether everything worked, and its report's lines.
+    pub async fn check(&self) -> Result<(bool, Vec<String>), Failure> {
+        let report = self
+            .with_instance(Grants::default(), async |server, store| {
+                server.call_check(store).await
+            })
+            .await?;
+        Ok((report.ok, report.lines))
     }
 
     /// Runs one round of the component's watch of `subject` from `last`,

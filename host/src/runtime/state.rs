@@ -25,7 +25,11 @@ use crate::writers::Writers;
 
 /// Who the component asks when it needs a person (MCP elicitation).
 pub trait Elicitor: Send + Sync {
-    fn ask(&self, params: String) -> Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
+    /// The client's answer (its `ElicitResult` as JSON), or why there is none.
+    fn ask(
+        &self,
+        params: String,
+    ) -> Pin<Box<dyn Future<Output = Result<String, rustpad_mcp_rules::errors::Error>> + Send>>;
 }
 
 /// Everything one instance may use, and nothing more.

@@ -107,7 +107,7 @@ fn the_server_world_component_keeps_its_imports() {
         "docs/architecture.md",
         "<!-- imports of the server world's component -->",
     );
-    assert_eq!(exports, ["configure", "handle", "watch"]);
+    assert_eq!(exports, ["check", "configure", "handle", "watch"]);
 }
 
 #[test]

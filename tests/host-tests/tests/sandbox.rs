@@ -101,6 +101,11 @@ async fn websockets_reach_only_the_configured_origin() {
             refused.starts_with("refused: egress denied"),
             "{url}: {refused}"
         );
+        // The refusal crosses the contract as a kind the component can match.
+        assert!(
+            refused.ends_with("(kind ErrorKind::Refused)"),
+            "{url}: {refused}"
+        );
     }
     assert!(!bystander.was_contacted());
 }

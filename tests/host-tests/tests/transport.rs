@@ -196,6 +196,68 @@ async fn check_reports_what_works_in_plain_words() {
     );
 }
 
+/// The check is the operator's (the component's `check` export): a client
+/// that asks for it by a method name of its own gets "Method not found", and
+/// Rustpad sees no connection for it.
+#[tokio::test(flavor = "multi_thread")]
+async fn no_client_can_run_the_check() {
+    let rustpad = TestServer::start(ServerOptions::default()).await.unwrap();
+    let url = rustpad.url();
+    let mut server = Server::start(&[("RUSTPAD_URL", url.as_str())], &[]);
+    server.initialize(json!({}));
+    let reply = server.request(2, "rustpad-mcp/check", json!({}));
+    assert_eq!(reply["error"]["code"], -32601, "{reply}");
+    assert!(reply.get("result").is_none(), "{reply}");
+    assert_eq!(
+        rustpad.revision("rustpad-mcp-check"),
+        None,
+        "the check's look reached Rustpad"
+    );
+}
+
+/// The component acts on the kind of a failed connection (the contract's
+/// typed error), not on the host's words: an HTTP answer to the upgrade gets
+/// the proxy hint, and nothing listening gets the is-it-running hint.
+#[test]
+fn a_failed_socket_says_what_to_check_by_its_kind() {
+    let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let proxy_url = format!("http://127.0.0.1:{}", proxy.local_addr().unwrap().port());
+    std::thread::spawn(move || {
+        for stream in proxy.incoming().flatten() {
+            let mut stream = stream;
+            let mut request = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let _ = std::io::Write::write_all(
+                &mut stream,
+                b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
+            );
+        }
+    });
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let nowhere = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
+    drop(closed);
+    for (url, hint) in [
+        (proxy_url.as_str(), "may not forward WebSocket upgrades"),
+        (
+            nowhere.as_str(),
+            "Check RUSTPAD_URL and that the instance is running",
+        ),
+    ] {
+        let mut server = Server::start(&[("RUSTPAD_URL", url)], &[]);
+        server.initialize(json!({}));
+        let reply = server.request(
+            2,
+            "tools/call",
+            json!({"name": "append_to_document", "arguments": {"id": "a", "text": "x"}}),
+        );
+        let text = reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(reply["result"]["isError"], true, "{reply}");
+        assert!(text.contains(hint), "{url}: {text}");
+    }
+}
+
 #[test]
 fn a_misspelled_setting_is_named_at_startup() {
     let mut server = Server::start(&[("RUSTPAD_READONLY", "true")], &[]);

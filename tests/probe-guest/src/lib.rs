@@ -36,7 +36,7 @@ mod bindings {
     struct Probe;
 
     impl Guest for Probe {
-        fn configure() -> Result<Startup, String> {
+        fn configure() -> Result<Startup, rustpad::mcp::errors::Error> {
             Ok(Startup {
                 origin: std::env::var("RUSTPAD_URL").ok(),
                 insecure_tls: false,
@@ -61,7 +61,9 @@ mod bindings {
                             connection.close();
                             "connected".to_string()
                         }
-                        Err(reason) => format!("refused: {reason}"),
+                        Err(reason) => {
+                            format!("refused: {} (kind {:?})", reason.message, reason.kind)
+                        }
                     }
                 }
                 "probe/env" => {
@@ -90,8 +92,15 @@ mod bindings {
             Reply {
                 response: Some(response.to_string()),
                 session: None,
-                error_code: None,
-                busy: false,
+                error: None,
+            }
+        }
+
+        /// The probe checks nothing.
+        fn check() -> CheckReport {
+            CheckReport {
+                ok: false,
+                lines: vec!["the probe component checks nothing".into()],
             }
         }
 
