@@ -9,35 +9,22 @@
 // One `unsafe` block, loading the component this binary embeds (runtime::built_in).
 #![deny(unsafe_code)]
 
-mod budget;
-mod call;
-mod client_address;
 mod egress;
-mod flights;
-mod http;
-mod jsonrpc;
-mod open_files;
-mod outbox;
-mod places;
-mod questions;
-mod recent;
-mod route;
+mod limits;
 mod runtime;
 mod settings;
-mod stdio;
-mod tally;
-mod user_state;
-mod watches;
-pub mod websocket;
-mod wire;
-mod writers;
+mod state;
+mod transport;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use route::Router;
+use limits::open_files;
 use runtime::{NotStarted, Runtime, Source};
+use state::user_state;
+use transport::route::Router;
+use transport::{http, stdio};
 
 const HELP: &str = "rustpad-mcp — an MCP server for Rustpad, the collaborative text editor
 

@@ -11,10 +11,10 @@ use super::bindings::rustpad;
 use super::bindings::rustpad::mcp::tally::Amount;
 use super::bindings::rustpad::mcp::watches::Watch;
 use super::state::CallState;
-use crate::places::CallPlaces;
-use crate::tally::{self, Turn};
-use crate::watches;
-use crate::websocket::Connection;
+use crate::egress::websocket::Connection;
+use crate::limits::places::CallPlaces;
+use crate::state::tally::{self, Turn};
+use crate::state::watches;
 
 impl rustpad::mcp::websocket::Host for CallState {}
 

@@ -19,14 +19,14 @@ use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi_http::WasiHttpCtx;
 
-use crate::budget::{MemoryBudget, Reservation};
-use crate::egress::Egress;
-use crate::places::CallPlaces;
-use crate::recent::Recent;
+use crate::egress::policy::Egress;
+use crate::limits::budget::{MemoryBudget, Reservation};
+use crate::limits::places::CallPlaces;
 use crate::settings::Limits;
-use crate::tally::Tallies;
-use crate::watches::{Held, Resume, Round, Rounds, Watching};
-use crate::writers::Writers;
+use crate::state::recent::Recent;
+use crate::state::tally::Tallies;
+use crate::state::watches::{Held, Resume, Round, Rounds, Watching};
+use crate::state::writers::Writers;
 use state::{EgressHooks, MemoryCap, Refused, Waited};
 
 pub use bindings::{HttpHeaders, Reply, Startup, Watched};
@@ -42,8 +42,8 @@ mod bindings {
             "wasi:io": wasmtime_wasi::p2::bindings::io,
             "wasi:clocks": wasmtime_wasi::p2::bindings::clocks,
             "wasi:http": wasmtime_wasi_http::p2::bindings::http,
-            "rustpad:mcp/websocket.connection": crate::websocket::Connection,
-            "rustpad:mcp/tally.turn": crate::tally::Turn,
+            "rustpad:mcp/websocket.connection": crate::egress::websocket::Connection,
+            "rustpad:mcp/tally.turn": crate::state::tally::Turn,
         },
     });
 }

@@ -5,7 +5,7 @@
 //! calls, watches), is traced, turns a failure into an error for the client,
 //! and unregisters however it ends. A request the component held open
 //! (a listen) lets go of its places and waits until the transport ends it. A question it left open is withdrawn by the
-//! questions themselves ([`crate::questions`]).
+//! questions themselves ([`crate::transport::questions`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -17,9 +17,9 @@ use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::flights::{Flights, Grounded};
-use crate::jsonrpc::{DUPLICATE_ID, error_response, key};
 use crate::runtime::{Grants, HttpHeaders, Runtime};
+use crate::transport::flights::{Flights, Grounded};
+use crate::transport::jsonrpc::{DUPLICATE_ID, error_response, key};
 
 /// One message to run, with everything its transport gives it.
 pub struct Launch {

@@ -1,9 +1,9 @@
 //! MCP's stdio transport: newline-delimited JSON-RPC on stdin and stdout.
 //!
-//! The host knows framing, not meaning ([`crate::route`]): a response goes
+//! The host knows framing, not meaning ([`crate::transport::route`]): a response goes
 //! to the call waiting for it, `notifications/cancelled` stops the named
 //! request's call (nothing more is written for it), and everything else is a
-//! call ([`crate::call`]) on a task of its own, so a call waiting minutes for
+//! call ([`crate::transport::call`]) on a task of its own, so a call waiting minutes for
 //! a person blocks nothing. A reply that carries a session becomes the
 //! session every later call gets; a call that may open one is finished
 //! before the next line is read, so the messages after it see its session.
@@ -27,18 +27,18 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::call::{Ended, Launch, launch};
-use crate::flights::Flights;
-use crate::jsonrpc::{MAX_MESSAGE_BYTES, error_response, key};
+use crate::limits::places::CallPlaces;
 use crate::lock;
-use crate::outbox::{Lines, STDIO_QUEUE_BYTES, outbox};
-use crate::places::CallPlaces;
-use crate::questions::{Asker, Questions};
-use crate::recent::Recent;
-use crate::route::{Route, Router, SessionUse};
 use crate::runtime::{Elicitor, Grants, Runtime};
 use crate::settings::{MAX_CALLS, WatchLimits};
-use crate::watches::{Holds, MAX_HELD, Watchers, Watching};
+use crate::state::outbox::{Lines, STDIO_QUEUE_BYTES, outbox};
+use crate::state::recent::Recent;
+use crate::state::watches::{Holds, MAX_HELD, Watchers, Watching};
+use crate::transport::call::{Ended, Launch, launch};
+use crate::transport::flights::Flights;
+use crate::transport::jsonrpc::{MAX_MESSAGE_BYTES, error_response, key};
+use crate::transport::questions::{Asker, Questions};
+use crate::transport::route::{Route, Router, SessionUse};
 
 /// Messages handled at once, per tool-call place.
 const IN_HAND_PER_CALL: usize = 4;

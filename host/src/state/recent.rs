@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::lock;
-use crate::outbox::Outbox;
+use crate::state::outbox::Outbox;
 
 /// Items one session's list holds.
 pub const MAX_ITEMS: usize = 20;
@@ -67,7 +67,7 @@ impl Recent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outbox::outbox;
+    use crate::state::outbox::outbox;
 
     #[tokio::test]
     async fn newest_first_bounded_and_told_once_per_change() {

@@ -26,8 +26,8 @@ use std::time::Instant;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::budget::{MemoryBudget, Reservation};
-use crate::egress::Stream;
+use crate::egress::policy::Stream;
+use crate::limits::budget::{MemoryBudget, Reservation};
 use rustpad_mcp_rules::websocket::STALL_LIMIT;
 
 /// What is read from the socket ahead of what tungstenite takes.

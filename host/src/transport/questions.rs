@@ -17,9 +17,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use crate::jsonrpc::key;
-use crate::outbox::Outbox;
 use crate::runtime::Elicitor;
+use crate::state::outbox::Outbox;
+use crate::transport::jsonrpc::key;
 
 /// How long a person may take to answer a dialog.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -111,7 +111,7 @@ impl Drop for Open<'_> {
         }
         let withdrawal = json!({
             "jsonrpc": "2.0",
-            "method": crate::jsonrpc::CANCELLED,
+            "method": crate::transport::jsonrpc::CANCELLED,
             "params": {
                 "requestId": self.id,
                 "reason": "the call that asked this has ended without an answer",

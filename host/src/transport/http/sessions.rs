@@ -10,13 +10,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::client_address::ClientAddress;
-use crate::flights::Flights;
 use crate::lock;
-use crate::outbox::{CALL_QUEUE_BYTES, Lines, outbox};
-use crate::questions::Questions;
-use crate::recent::Recent;
-use crate::watches::{Scope, Watchers};
+use crate::state::client_address::ClientAddress;
+use crate::state::outbox::{CALL_QUEUE_BYTES, Lines, outbox};
+use crate::state::recent::Recent;
+use crate::state::watches::{Scope, Watchers};
+use crate::transport::flights::Flights;
+use crate::transport::questions::Questions;
 
 /// Open sessions one process keeps; past it, the least recently used ends.
 const MAX_SESSIONS: usize = 10_000;

@@ -2,7 +2,7 @@
 //!
 //! Every buffer a connection keeps is bounded, both ways:
 //! - reading: each message's size is checked at its frame header, before any
-//!   payload is buffered ([`crate::wire`]), so a peer announcing a huge frame
+//!   payload is buffered ([`crate::egress::wire`]), so a peer announcing a huge frame
 //!   costs nothing; frames are read only when someone asks for the next
 //!   message, so nothing queues up unread;
 //! - writing: what waits to be written (our messages, and the pong
@@ -25,9 +25,9 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
 use tokio_tungstenite::tungstenite::protocol::{Message, Role, WebSocketConfig};
 
-use crate::budget::MemoryBudget;
-use crate::egress::{CONNECT_TIMEOUT, Egress};
-use crate::wire::{READ_BUFFER_BYTES, Refused, Wire};
+use crate::egress::policy::{CONNECT_TIMEOUT, Egress};
+use crate::egress::wire::{READ_BUFFER_BYTES, Refused, Wire};
+use crate::limits::budget::MemoryBudget;
 
 use rustpad_mcp_rules::watching::{MAX_MESSAGES_PER_ROUND, ROUND};
 pub use rustpad_mcp_rules::websocket::MAX_MESSAGE_BYTES;

@@ -1,8 +1,8 @@
 //! A POST to `/mcp`: one JSON-RPC message, read within the size, memory and
-//! time limits, then routed on its JSON-RPC framing alone ([`crate::route`]).
+//! time limits, then routed on its JSON-RPC framing alone ([`crate::transport::route`]).
 //! A response goes to the session question it answers,
 //! `notifications/cancelled` stops a session's call, and everything else is
-//! a call ([`crate::call`]) whose outcome travels back on this POST
+//! a call ([`crate::transport::call`]) whose outcome travels back on this POST
 //! ([`super::stream`]). The component checks the standard headers against
 //! the body, and says what MCP means.
 
@@ -23,15 +23,15 @@ use serde_json::Value;
 use super::replies::{busy, empty, json_response, plain, rpc_error, too_large, unknown_session};
 use super::sessions::Session;
 use super::{BODY_TIMEOUT, Body, Server, stream};
-use crate::call::{Launch, launch};
-use crate::client_address::ClientAddress;
-use crate::flights::Grounded;
-use crate::jsonrpc::{DUPLICATE_ID, key};
-use crate::outbox::{CALL_QUEUE_BYTES, outbox};
-use crate::questions::Asker;
-use crate::route::{Route, SessionUse};
 use crate::runtime::{Elicitor, Grants, HttpHeaders};
-use crate::watches::Watching;
+use crate::state::client_address::ClientAddress;
+use crate::state::outbox::{CALL_QUEUE_BYTES, outbox};
+use crate::state::watches::Watching;
+use crate::transport::call::{Launch, launch};
+use crate::transport::flights::Grounded;
+use crate::transport::jsonrpc::{DUPLICATE_ID, key};
+use crate::transport::questions::Asker;
+use crate::transport::route::{Route, SessionUse};
 
 impl Server {
     pub(super) async fn post(
@@ -257,7 +257,7 @@ impl Server {
     fn answer(
         &self,
         session: Option<&Session>,
-        answer: crate::questions::Answer,
+        answer: crate::transport::questions::Answer,
         id: &Value,
     ) -> Response<Body> {
         match session {

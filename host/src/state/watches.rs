@@ -34,11 +34,11 @@ use tokio::task::JoinHandle;
 
 use rustpad_mcp_rules::watching::COALESCE;
 
-use crate::client_address::ClientAddress;
+use crate::egress::websocket::{Connection, LIVE_MESSAGE_BYTES, Woken};
 use crate::lock;
-use crate::outbox::Outbox;
 use crate::settings::WatchLimits;
-use crate::websocket::{Connection, LIVE_MESSAGE_BYTES, Woken};
+use crate::state::client_address::ClientAddress;
+use crate::state::outbox::Outbox;
 
 /// Where the next round goes on from (the component's `resume`): its
 /// cursor, and the connection to hold until a message that begins with one

@@ -1,0 +1,8 @@
+//! What the component reaches outside the process, and how: the one origin
+//! it may reach and the connector that reaches it ([`policy`]), and the
+//! WebSocket connections it opens through it ([`websocket`]), read one frame
+//! at a time ([`wire`]).
+
+pub mod policy;
+pub mod websocket;
+pub mod wire;
