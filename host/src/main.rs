@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use limits::open_files;
 use runtime::{NotStarted, Runtime, Source};
-use state::user_state;
+use state::seal_key;
 use transport::route::Router;
 use transport::{http, stdio};
 
@@ -87,7 +87,7 @@ const SEAL_KEY_SCOPE: &str = "RUSTPAD_SEAL_KEY_SCOPE";
 
 /// The environment the component sees: its configuration and nothing else,
 /// with the seal key `seal` chose and who holds it.
-fn component_env(seal: &user_state::Seal) -> Vec<(String, String)> {
+fn component_env(seal: &seal_key::Seal) -> Vec<(String, String)> {
     // vars_os: a stray variable that is not UTF-8 must not stop the server.
     let mut env: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
@@ -252,7 +252,7 @@ async fn run(
     limits: settings::Limits,
 ) -> ExitCode {
     let serving_http = matches!(transport, Transport::Http(..));
-    let seal = match user_state::seal(std::env::var(SEAL_KEY).ok(), serving_http, |name| {
+    let seal = match seal_key::seal(std::env::var(SEAL_KEY).ok(), serving_http, |name| {
         std::env::var(name).ok()
     }) {
         Ok(seal) => seal,

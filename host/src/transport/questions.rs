@@ -6,6 +6,8 @@
 //! call's messages go. A question whose call ends without its answer
 //! (cancelled, timed out, failed) is withdrawn with `notifications/cancelled`,
 //! so the person's dialog does not stay open for an answer nobody will read.
+//!
+//! Behind the WIT interface `elicitation` (runtime::imports::elicitation).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -18,7 +20,7 @@ use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
 use crate::runtime::Elicitor;
-use crate::state::outbox::Outbox;
+use crate::state::client_queue::Outbox;
 use crate::transport::jsonrpc::key;
 
 /// How long a person may take to answer a dialog.

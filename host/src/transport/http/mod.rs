@@ -41,7 +41,7 @@ use rustpad_mcp_rules::gate::{Gate, Refusal};
 use rustpad_mcp_rules::post as rules;
 use sessions::{Session, Sessions};
 
-use crate::limits::places::CallPlaces;
+use crate::limits::call_places::CallPlaces;
 use crate::runtime::Runtime;
 use crate::settings::{HTTP_MAX_CALLS, WatchLimits};
 use crate::state::client_address::ClientAddress;
@@ -131,7 +131,7 @@ struct Server {
 
 impl Server {
     /// What a call from `client` may hold open: its stream goes to `out`.
-    fn holds(&self, out: crate::state::outbox::Outbox, client: ClientAddress) -> Holds {
+    fn holds(&self, out: crate::state::client_queue::Outbox, client: ClientAddress) -> Holds {
         Holds {
             watchers: self.watchers.clone(),
             out,

@@ -25,13 +25,13 @@ use super::sessions::Session;
 use super::{BODY_TIMEOUT, Body, Server, stream};
 use crate::runtime::{Elicitor, Grants, HttpHeaders};
 use crate::state::client_address::ClientAddress;
-use crate::state::outbox::{CALL_QUEUE_BYTES, outbox};
+use crate::state::client_queue::{CALL_QUEUE_BYTES, outbox};
 use crate::state::watches::Watching;
 use crate::transport::call::{Launch, launch};
-use crate::transport::flights::Grounded;
 use crate::transport::jsonrpc::{DUPLICATE_ID, key};
 use crate::transport::questions::Asker;
 use crate::transport::route::{Route, SessionUse};
+use crate::transport::running_calls::NotLaunched;
 
 impl Server {
     pub(super) async fn post(
@@ -118,20 +118,22 @@ impl Server {
                 watching,
                 recent: session.as_ref().map(|session| session.recent.clone()),
             },
-            flights: session.as_ref().map(|session| session.flights.clone()),
+            running_calls: session
+                .as_ref()
+                .map(|session| session.running_calls.clone()),
             place: Some(place),
         };
         match launch(&self.runtime, call, self.trace) {
             Ok(running) => {
                 stream::respond(running, events, session.is_some(), &self.sessions, client).await
             }
-            Err(Grounded::Duplicate) => rpc_error(
+            Err(NotLaunched::Duplicate) => rpc_error(
                 StatusCode::BAD_REQUEST,
                 &id.unwrap_or_default(),
                 INVALID_REQUEST,
                 DUPLICATE_ID,
             ),
-            Err(Grounded::Closed) => unknown_session(),
+            Err(NotLaunched::Closed) => unknown_session(),
         }
     }
 
@@ -186,7 +188,7 @@ impl Server {
             Err(failure) => return plain(StatusCode::INTERNAL_SERVER_ERROR, &failure.0),
         }
         if let (Some(session), Some(request)) = (session, request) {
-            session.flights.cancel(&request);
+            session.running_calls.cancel(&request);
         }
         empty(StatusCode::ACCEPTED)
     }

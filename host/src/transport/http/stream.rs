@@ -21,7 +21,7 @@ use super::Body;
 use super::replies::{busy_headers, empty, json_response};
 use super::sessions::{SessionStream, Sessions};
 use crate::state::client_address::ClientAddress;
-use crate::state::outbox::Lines;
+use crate::state::client_queue::Lines;
 use crate::transport::call::{Ended, Running};
 
 /// The answer to a POST whose call is `running`, with what it streams (its

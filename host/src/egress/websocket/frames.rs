@@ -27,7 +27,7 @@ use std::time::Instant;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use crate::egress::policy::Stream;
-use crate::limits::budget::{MemoryBudget, Reservation};
+use crate::limits::memory_budget::{MemoryBudget, Reservation};
 use rustpad_mcp_rules::websocket::STALL_LIMIT;
 
 /// What is read from the socket ahead of what tungstenite takes.

@@ -16,12 +16,12 @@ use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpVi
 
 use super::{MAX_INSTANCES, MAX_TABLE_ELEMENTS, MEMORY_LIMIT_BYTES};
 use crate::egress::policy::Egress;
-use crate::limits::budget::{MemoryBudget, Reservation};
-use crate::limits::places::CallPlaces;
-use crate::state::recent::Recent;
-use crate::state::tally::Tallies;
+use crate::limits::call_places::CallPlaces;
+use crate::limits::memory_budget::{MemoryBudget, Reservation};
+use crate::state::own_writes::Writers;
+use crate::state::recently_used::Recent;
+use crate::state::running_totals::Tallies;
 use crate::state::watches::{Held, Watching};
-use crate::state::writers::Writers;
 
 /// Who the component asks when it needs a person (MCP elicitation).
 pub trait Elicitor: Send + Sync {
