@@ -9,35 +9,22 @@
 // One `unsafe` block, loading the component this binary embeds (runtime::built_in).
 #![deny(unsafe_code)]
 
-mod budget;
-mod call;
-mod client_address;
 mod egress;
-mod flights;
-mod http;
-mod jsonrpc;
-mod open_files;
-mod outbox;
-mod places;
-mod questions;
-mod recent;
-mod route;
+mod limits;
 mod runtime;
 mod settings;
-mod stdio;
-mod tally;
-mod user_state;
-mod watches;
-pub mod websocket;
-mod wire;
-mod writers;
+mod state;
+mod transport;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use route::Router;
+use limits::open_files;
 use runtime::{NotStarted, Runtime, Source};
+use state::seal_key;
+use transport::route::Router;
+use transport::{http, stdio};
 
 const HELP: &str = "rustpad-mcp — an MCP server for Rustpad, the collaborative text editor
 
@@ -100,7 +87,7 @@ const SEAL_KEY_SCOPE: &str = "RUSTPAD_SEAL_KEY_SCOPE";
 
 /// The environment the component sees: its configuration and nothing else,
 /// with the seal key `seal` chose and who holds it.
-fn component_env(seal: &user_state::Seal) -> Vec<(String, String)> {
+fn component_env(seal: &seal_key::Seal) -> Vec<(String, String)> {
     // vars_os: a stray variable that is not UTF-8 must not stop the server.
     let mut env: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
@@ -257,7 +244,7 @@ async fn run(
     limits: settings::Limits,
 ) -> ExitCode {
     let serving_http = matches!(transport, Transport::Http(..));
-    let seal = match user_state::seal(std::env::var(SEAL_KEY).ok(), serving_http, |name| {
+    let seal = match seal_key::seal(std::env::var(SEAL_KEY).ok(), serving_http, |name| {
         std::env::var(name).ok()
     }) {
         Ok(seal) => seal,

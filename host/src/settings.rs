@@ -11,7 +11,7 @@ pub const TRACE: &str = "RUSTPAD_MCP_TRACE";
 pub const MAX_CALLS: &str = "RUSTPAD_MCP_MAX_CALLS";
 /// MiB that all running calls may hold together, on either transport.
 pub const MAX_MEMORY: &str = "RUSTPAD_MCP_MAX_MEMORY";
-/// Pads whose recent removals the tally keeps (see `tally`).
+/// Pads whose recent removals the tally keeps (see `state::running_totals`).
 pub const TALLY_PADS: &str = "RUSTPAD_MCP_TALLY_PADS";
 /// Seconds the tally keeps an amount at most (the component's window, or less).
 pub const TALLY_SECONDS: &str = "RUSTPAD_MCP_TALLY_SECONDS";

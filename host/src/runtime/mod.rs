@@ -7,10 +7,10 @@
 //! Each store gets a memory cap and a CPU budget in fuel, which counts only
 //! guest execution (time spent waiting on the network or a person is free).
 
+mod call_state;
 mod engine;
 mod imports;
 mod reply;
-mod state;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -20,18 +20,18 @@ use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi_http::WasiHttpCtx;
 
-use crate::budget::{MemoryBudget, Reservation};
-use crate::egress::Egress;
-use crate::places::CallPlaces;
-use crate::recent::Recent;
+use crate::egress::policy::Egress;
+use crate::limits::call_places::CallPlaces;
+use crate::limits::memory_budget::{MemoryBudget, Reservation};
 use crate::settings::Limits;
-use crate::tally::Tallies;
-use crate::watches::{Held, Resume, Round, Rounds, Watching};
-use crate::writers::Writers;
-use state::{EgressHooks, MemoryCap, Refused, Waited};
+use crate::state::own_writes::Writers;
+use crate::state::recently_used::Recent;
+use crate::state::running_totals::Tallies;
+use crate::state::watches::{Held, Resume, Round, Rounds, Watching};
+use call_state::{EgressHooks, MemoryCap, Refused, Waited};
 
 pub use bindings::{HttpHeaders, Reply, Startup, Watched};
-pub use state::{CallState, Elicitor};
+pub use call_state::{CallState, Elicitor};
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -43,8 +43,8 @@ mod bindings {
             "wasi:io": wasmtime_wasi::p2::bindings::io,
             "wasi:clocks": wasmtime_wasi::p2::bindings::clocks,
             "wasi:http": wasmtime_wasi_http::p2::bindings::http,
-            "rustpad:mcp/websocket.connection": crate::websocket::Connection,
-            "rustpad:mcp/tally.turn": crate::tally::Turn,
+            "rustpad:mcp/websocket.connection": crate::egress::websocket::Connection,
+            "rustpad:mcp/tally.turn": crate::state::running_totals::Turn,
         },
     });
 }

@@ -10,13 +10,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::client_address::ClientAddress;
-use crate::flights::Flights;
 use crate::lock;
-use crate::outbox::{CALL_QUEUE_BYTES, Lines, outbox};
-use crate::questions::Questions;
-use crate::recent::Recent;
-use crate::watches::{Scope, Watchers};
+use crate::state::client_address::ClientAddress;
+use crate::state::client_queue::{CALL_QUEUE_BYTES, Lines, outbox};
+use crate::state::recently_used::Recent;
+use crate::state::watches::{Scope, Watchers};
+use crate::transport::questions::Questions;
+use crate::transport::running_calls::RunningCalls;
 
 /// Open sessions one process keeps; past it, the least recently used ends.
 const MAX_SESSIONS: usize = 10_000;
@@ -28,7 +28,7 @@ pub struct Session {
     /// The component's record of the negotiation, handed back with each message.
     pub negotiated: String,
     pub questions: Arc<Questions>,
-    pub flights: Arc<Flights>,
+    pub running_calls: Arc<RunningCalls>,
     /// Its subscriptions; none where nothing can be watched.
     pub scope: Option<Arc<Scope>>,
     /// What the session used lately.
@@ -51,7 +51,7 @@ impl Session {
 
     fn end(&self, reason: &str) {
         self.ended.store(true, std::sync::atomic::Ordering::Release);
-        self.flights.close();
+        self.running_calls.close();
         self.questions.fail_all(reason);
         if let Some(scope) = &self.scope {
             scope.stop_all();
@@ -127,7 +127,9 @@ impl Sessions {
         if open.len() >= MAX_SESSIONS {
             let oldest_idle = open
                 .iter()
-                .filter(|(_, session)| session.flights.is_empty() && session.questions.is_empty())
+                .filter(|(_, session)| {
+                    session.running_calls.is_empty() && session.questions.is_empty()
+                })
                 .min_by_key(|(_, session)| *lock(&session.last_used))
                 .map(|(id, _)| id.clone());
             let session = oldest_idle
@@ -145,7 +147,7 @@ impl Sessions {
             Arc::new(Session {
                 negotiated,
                 questions: Arc::default(),
-                flights: Arc::default(),
+                running_calls: Arc::default(),
                 scope,
                 recent,
                 stream: Mutex::new(Some(lines)),
@@ -236,7 +238,7 @@ mod tests {
         assert!(sessions.get(&first).is_some());
         let waiting = tokio::spawn(std::future::pending::<()>());
         let busy = sessions.get(&ids[0]).unwrap();
-        busy.flights
+        busy.running_calls
             .start("1".into(), waiting.abort_handle())
             .unwrap();
         let newest = sessions.open("{}".into(), here()).unwrap();

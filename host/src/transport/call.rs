@@ -5,7 +5,7 @@
 //! calls, watches), is traced, turns a failure into an error for the client,
 //! and unregisters however it ends. A request the component held open
 //! (a listen) lets go of its places and waits until the transport ends it. A question it left open is withdrawn by the
-//! questions themselves ([`crate::questions`]).
+//! questions themselves ([`crate::transport::questions`]).
 
 use rustpad_mcp_rules::status::ReplyError;
 use std::future::Future;
@@ -18,9 +18,9 @@ use serde_json::Value;
 use tokio::sync::{OwnedSemaphorePermit, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::flights::{Flights, Grounded};
-use crate::jsonrpc::{DUPLICATE_ID, error_response, key};
 use crate::runtime::{Grants, HttpHeaders, Runtime};
+use crate::transport::jsonrpc::{DUPLICATE_ID, error_response, key};
+use crate::transport::running_calls::{NotLaunched, RunningCalls};
 
 /// One message to run, with everything its transport gives it.
 pub struct Launch {
@@ -33,7 +33,7 @@ pub struct Launch {
     pub session: Option<String>,
     pub grants: Grants,
     /// Where it can be cancelled by id: its connection's or session's.
-    pub flights: Option<Arc<Flights>>,
+    pub running_calls: Option<Arc<RunningCalls>>,
     /// A place the transport took for it, held while it runs.
     pub place: Option<OwnedSemaphorePermit>,
 }
@@ -89,7 +89,7 @@ impl Future for Running {
 
 /// Starts `launch` on a task of its own. Refused (and never started) when
 /// its id is taken by a running call, or its connection or session ended.
-pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Running, Grounded> {
+pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Running, NotLaunched> {
     let Launch {
         message,
         id,
@@ -97,12 +97,12 @@ pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Run
         headers,
         session,
         grants,
-        flights,
+        running_calls,
         place,
     } = launch;
     let runtime = runtime.clone();
-    let flight = id.as_ref().map(key);
-    let registration = flights.clone().zip(flight.clone());
+    let request = id.as_ref().map(key);
+    let registration = running_calls.clone().zip(request.clone());
     // The call starts once it is registered, so it cannot end (and
     // unregister) before it was ever registered.
     let (cleared, clearance) = oneshot::channel::<()>();
@@ -112,7 +112,10 @@ pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Run
             return Ended::default();
         }
         // Unregisters the call however it ends, a panic included.
-        let _landing = registration.map(|(flights, flight)| Landing { flights, flight });
+        let _registered = registration.map(|(running_calls, request)| Registration {
+            running_calls,
+            request,
+        });
         let bytes = match runtime.reserve(message.len()) {
             Ok(bytes) => bytes,
             Err(reason) => {
@@ -148,23 +151,23 @@ pub fn launch(runtime: &Arc<Runtime>, launch: Launch, trace: bool) -> Result<Run
             }
         }
     });
-    if let (Some(flights), Some(flight)) = (flights, flight) {
-        flights.start(flight, task.abort_handle())?;
+    if let (Some(running_calls), Some(request)) = (running_calls, request) {
+        running_calls.start(request, task.abort_handle())?;
     }
     let _ = cleared.send(());
     Ok(Running { task })
 }
 
 /// A running call's registration, given up when the call ends.
-struct Landing {
-    flights: Arc<Flights>,
-    flight: String,
+struct Registration {
+    running_calls: Arc<RunningCalls>,
+    request: String,
 }
 
-impl Drop for Landing {
+impl Drop for Registration {
     fn drop(&mut self) {
         if let Some(call) = tokio::task::try_id() {
-            self.flights.finish(&self.flight, call);
+            self.running_calls.finish(&self.request, call);
         }
     }
 }

@@ -1,8 +1,8 @@
 //! A POST to `/mcp`: one JSON-RPC message, read within the size, memory and
-//! time limits, then routed on its JSON-RPC framing alone ([`crate::route`]).
+//! time limits, then routed on its JSON-RPC framing alone ([`crate::transport::route`]).
 //! A response goes to the session question it answers,
 //! `notifications/cancelled` stops a session's call, and everything else is
-//! a call ([`crate::call`]) whose outcome travels back on this POST
+//! a call ([`crate::transport::call`]) whose outcome travels back on this POST
 //! ([`super::stream`]). The component checks the standard headers against
 //! the body, and says what MCP means.
 
@@ -23,15 +23,15 @@ use serde_json::Value;
 use super::replies::{busy, empty, json_response, plain, rpc_error, too_large, unknown_session};
 use super::sessions::Session;
 use super::{BODY_TIMEOUT, Body, Server, stream};
-use crate::call::{Launch, launch};
-use crate::client_address::ClientAddress;
-use crate::flights::Grounded;
-use crate::jsonrpc::{DUPLICATE_ID, key};
-use crate::outbox::{CALL_QUEUE_BYTES, outbox};
-use crate::questions::Asker;
-use crate::route::{Route, SessionUse};
 use crate::runtime::{Elicitor, Grants, HttpHeaders};
-use crate::watches::Watching;
+use crate::state::client_address::ClientAddress;
+use crate::state::client_queue::{CALL_QUEUE_BYTES, outbox};
+use crate::state::watches::Watching;
+use crate::transport::call::{Launch, launch};
+use crate::transport::jsonrpc::{DUPLICATE_ID, key};
+use crate::transport::questions::Asker;
+use crate::transport::route::{Route, SessionUse};
+use crate::transport::running_calls::NotLaunched;
 
 impl Server {
     pub(super) async fn post(
@@ -118,20 +118,22 @@ impl Server {
                 watching,
                 recent: session.as_ref().map(|session| session.recent.clone()),
             },
-            flights: session.as_ref().map(|session| session.flights.clone()),
+            running_calls: session
+                .as_ref()
+                .map(|session| session.running_calls.clone()),
             place: Some(place),
         };
         match launch(&self.runtime, call, self.trace) {
             Ok(running) => {
                 stream::respond(running, events, session.is_some(), &self.sessions, client).await
             }
-            Err(Grounded::Duplicate) => rpc_error(
+            Err(NotLaunched::Duplicate) => rpc_error(
                 StatusCode::BAD_REQUEST,
                 &id.unwrap_or_default(),
                 INVALID_REQUEST,
                 DUPLICATE_ID,
             ),
-            Err(Grounded::Closed) => unknown_session(),
+            Err(NotLaunched::Closed) => unknown_session(),
         }
     }
 
@@ -186,7 +188,7 @@ impl Server {
             Err(failure) => return plain(StatusCode::INTERNAL_SERVER_ERROR, &failure.0),
         }
         if let (Some(session), Some(request)) = (session, request) {
-            session.flights.cancel(&request);
+            session.running_calls.cancel(&request);
         }
         empty(StatusCode::ACCEPTED)
     }
@@ -293,7 +295,10 @@ struct UnknownSession;
 struct NoEventStream;
 
 impl Elicitor for NoEventStream {
-    fn ask(&self, _: String) -> Pin<Box<dyn Future<Output = crate::questions::Answer> + Send>> {
+    fn ask(
+        &self,
+        _: String,
+    ) -> Pin<Box<dyn Future<Output = crate::transport::questions::Answer> + Send>> {
         Box::pin(async {
             Err(rustpad_mcp_rules::errors::Error::new(
                 rustpad_mcp_rules::errors::ErrorKind::Unsupported,

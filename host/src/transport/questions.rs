@@ -6,6 +6,8 @@
 //! call's messages go. A question whose call ends without its answer
 //! (cancelled, timed out, failed) is withdrawn with `notifications/cancelled`,
 //! so the person's dialog does not stay open for an answer nobody will read.
+//!
+//! Behind the WIT interface `elicitation` (runtime::imports::elicitation).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -19,9 +21,9 @@ use tokio::sync::oneshot;
 
 use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 
-use crate::jsonrpc::key;
-use crate::outbox::Outbox;
 use crate::runtime::Elicitor;
+use crate::state::client_queue::Outbox;
+use crate::transport::jsonrpc::key;
 
 /// How long a person may take to answer a dialog.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -119,7 +121,7 @@ impl Drop for Open<'_> {
         }
         let withdrawal = json!({
             "jsonrpc": "2.0",
-            "method": crate::jsonrpc::CANCELLED,
+            "method": crate::transport::jsonrpc::CANCELLED,
             "params": {
                 "requestId": self.id,
                 "reason": "the call that asked this has ended without an answer",

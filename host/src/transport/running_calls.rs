@@ -1,6 +1,6 @@
 //! Calls in progress, by request id: what `notifications/cancelled` stops.
 //!
-//! One [`Flights`] per stdio connection or HTTP session. Ending the
+//! One [`RunningCalls`] per stdio connection or HTTP session. Ending the
 //! connection or session closes it: every call still running stops, and a
 //! call that arrives afterwards is stopped at once.
 
@@ -10,7 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use tokio::task::{AbortHandle, Id};
 
 #[derive(Default)]
-pub struct Flights {
+pub struct RunningCalls {
     state: Mutex<State>,
 }
 
@@ -20,28 +20,28 @@ struct State {
     closed: bool,
 }
 
-/// Why a call could not take off.
+/// Why a call was not launched.
 #[derive(Debug, PartialEq)]
-pub enum Grounded {
+pub enum NotLaunched {
     /// A call with the same request id is still running.
     Duplicate,
     /// The connection or session has ended.
     Closed,
 }
 
-impl Flights {
+impl RunningCalls {
     fn state(&self) -> MutexGuard<'_, State> {
         crate::lock(&self.state)
     }
 
     /// Records a running call under its request id. When that is refused,
     /// the call is stopped.
-    pub fn start(&self, request: String, call: AbortHandle) -> Result<(), Grounded> {
+    pub fn start(&self, request: String, call: AbortHandle) -> Result<(), NotLaunched> {
         let mut state = self.state();
         let refused = if state.closed {
-            Some(Grounded::Closed)
+            Some(NotLaunched::Closed)
         } else if state.running.contains_key(&request) {
-            Some(Grounded::Duplicate)
+            Some(NotLaunched::Duplicate)
         } else {
             None
         };
@@ -97,25 +97,28 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn a_request_id_flies_once_and_a_closed_flight_plan_stops_newcomers() {
-        let flights = Flights::default();
+    async fn a_request_id_runs_once_and_closed_calls_stop_newcomers() {
+        let running_calls = RunningCalls::default();
         let first = tokio::spawn(std::future::pending::<()>());
         let second = tokio::spawn(std::future::pending::<()>());
-        assert_eq!(flights.start("1".into(), first.abort_handle()), Ok(()));
         assert_eq!(
-            flights.start("1".into(), second.abort_handle()),
-            Err(Grounded::Duplicate)
+            running_calls.start("1".into(), first.abort_handle()),
+            Ok(())
+        );
+        assert_eq!(
+            running_calls.start("1".into(), second.abort_handle()),
+            Err(NotLaunched::Duplicate)
         );
         assert!(second.await.unwrap_err().is_cancelled());
         // Only the call that registered can unregister itself.
         let other = tokio::spawn(std::future::pending::<()>());
-        flights.finish("1", other.id());
-        flights.cancel("1");
+        running_calls.finish("1", other.id());
+        running_calls.cancel("1");
         assert!(first.await.unwrap_err().is_cancelled());
-        flights.close();
+        running_calls.close();
         assert_eq!(
-            flights.start("2".into(), other.abort_handle()),
-            Err(Grounded::Closed)
+            running_calls.start("2".into(), other.abort_handle()),
+            Err(NotLaunched::Closed)
         );
         assert!(other.await.unwrap_err().is_cancelled());
     }

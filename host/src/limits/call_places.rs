@@ -1,6 +1,8 @@
 //! Places for tool calls: how many may run at once, and what a call past
 //! them is told. The component decides what is a tool call (it asks for a
 //! place through `calls.enter`); the transport decides how many there are.
+//!
+//! Behind the WIT interface `calls` (runtime::imports::calls).
 
 use std::sync::Arc;
 

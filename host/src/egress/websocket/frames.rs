@@ -27,8 +27,8 @@ use std::time::Instant;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use crate::budget::{MemoryBudget, Reservation};
-use crate::egress::Stream;
+use crate::egress::policy::Stream;
+use crate::limits::memory_budget::{MemoryBudget, Reservation};
 use rustpad_mcp_rules::websocket::STALL_LIMIT;
 
 /// What is read from the socket ahead of what tungstenite takes.

@@ -41,12 +41,12 @@ use rustpad_mcp_rules::gate::{Gate, Refusal};
 use rustpad_mcp_rules::post as rules;
 use sessions::{Session, Sessions};
 
-use crate::client_address::ClientAddress;
-use crate::places::CallPlaces;
-use crate::route::Router;
+use crate::limits::call_places::CallPlaces;
 use crate::runtime::Runtime;
 use crate::settings::{HTTP_MAX_CALLS, WatchLimits};
-use crate::watches::{Holds, MAX_HELD, Watchers};
+use crate::state::client_address::ClientAddress;
+use crate::state::watches::{Holds, MAX_HELD, Watchers};
+use crate::transport::route::Router;
 
 /// Tool calls running at once (a call waiting for a person counts); past it,
 /// they get 503 and a hint to retry. RUSTPAD_MCP_HTTP_MAX_CALLS changes it.
@@ -131,7 +131,7 @@ struct Server {
 
 impl Server {
     /// What a call from `client` may hold open: its stream goes to `out`.
-    fn holds(&self, out: crate::outbox::Outbox, client: ClientAddress) -> Holds {
+    fn holds(&self, out: crate::state::client_queue::Outbox, client: ClientAddress) -> Holds {
         Holds {
             watchers: self.watchers.clone(),
             out,

@@ -9,7 +9,7 @@ use rustpad_mcp_rules::codes::INTERNAL_ERROR;
 use serde_json::Value;
 
 use super::Body;
-use crate::jsonrpc::error_response;
+use crate::transport::jsonrpc::error_response;
 use rustpad_mcp_rules::gate::{Admitted, Refusal};
 
 use rustpad_mcp_rules::gate::BEARER_CHALLENGE;

@@ -2,8 +2,8 @@
 //!
 //! Every buffer a connection keeps is bounded, both ways:
 //! - reading: each message's size is checked at its frame header, before any
-//!   payload is buffered ([`crate::wire`]), so a peer announcing a huge frame
-//!   costs nothing; frames are read only when someone asks for the next
+//!   payload is buffered ([`frames`]), so a peer announcing a huge frame costs
+//!   nothing; frames are read only when someone asks for the next
 //!   message, so nothing queues up unread;
 //! - writing: what waits to be written (our messages, and the pong
 //!   tungstenite owes for a ping) is capped, and a peer that stops reading
@@ -16,6 +16,10 @@
 //! a big message grew is let go once it is read ([`Connection::recv`]), so a
 //! look that read a long history and is then held open between watch rounds
 //! holds only what its live messages need, within [`LIVE_MESSAGE_BYTES`].
+//!
+//! Behind the WIT interface `websocket` (runtime::imports::websocket).
+
+pub mod frames;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,9 +29,9 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
 use tokio_tungstenite::tungstenite::protocol::{Message, Role, WebSocketConfig};
 
-use crate::budget::MemoryBudget;
-use crate::egress::{CONNECT_TIMEOUT, ConnectError, Egress};
-use crate::wire::{READ_BUFFER_BYTES, Refused, Wire};
+use crate::egress::policy::{CONNECT_TIMEOUT, ConnectError, Egress};
+use crate::egress::websocket::frames::{READ_BUFFER_BYTES, Refused, Wire};
+use crate::limits::memory_budget::MemoryBudget;
 
 use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 use rustpad_mcp_rules::watching::{MAX_MESSAGES_PER_ROUND, ROUND};

@@ -11,6 +11,8 @@
 //! can therefore only make the component ask more, never less. Turns are
 //! bounded the same way: past the bound no new key gets one, and a call
 //! that cannot have its turn asks.
+//!
+//! Behind the WIT interface `tally` (runtime::imports::tally).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

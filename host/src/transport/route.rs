@@ -12,7 +12,7 @@ use rustpad_mcp_rules::era::Era;
 use rustpad_mcp_rules::headers::era_of;
 use serde_json::Value;
 
-use crate::jsonrpc::{CANCELLED, Envelope};
+use crate::transport::jsonrpc::{CANCELLED, Envelope};
 
 /// Where one message goes.
 #[derive(Debug, PartialEq)]

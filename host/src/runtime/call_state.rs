@@ -15,13 +15,13 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
 use super::{MAX_INSTANCES, MAX_TABLE_ELEMENTS, MEMORY_LIMIT_BYTES};
-use crate::budget::{MemoryBudget, Reservation};
-use crate::egress::Egress;
-use crate::places::CallPlaces;
-use crate::recent::Recent;
-use crate::tally::Tallies;
-use crate::watches::{Held, Watching};
-use crate::writers::Writers;
+use crate::egress::policy::Egress;
+use crate::limits::call_places::CallPlaces;
+use crate::limits::memory_budget::{MemoryBudget, Reservation};
+use crate::state::own_writes::Writers;
+use crate::state::recently_used::Recent;
+use crate::state::running_totals::Tallies;
+use crate::state::watches::{Held, Watching};
 
 /// Who the component asks when it needs a person (MCP elicitation).
 pub trait Elicitor: Send + Sync {

@@ -1,7 +1,7 @@
 //! Who may watch what: the caps, per scope, per client address and in all.
 
 use super::*;
-use crate::outbox::outbox;
+use crate::state::client_queue::outbox;
 
 /// Rounds that never end: the tests look only at who may watch what.
 struct Idle;

@@ -1,6 +1,6 @@
-//! What one session used lately (the component's `recent` import): a short
-//! list of opaque items, newest first, and the line to send its client when
-//! the list changes. One per stdio connection and per 2025-11-25 HTTP
+//! What one session used lately: a short list of opaque items, newest
+//! first, and the line to send its client when the list changes (behind the
+//! WIT interface `recent`, runtime::imports::recent). One per stdio connection and per 2025-11-25 HTTP
 //! session; a transport without sessions has none, so nothing is kept.
 //!
 //! Bounds: [`MAX_ITEMS`] items of at most [`MAX_ITEM_BYTES`] each per
@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::lock;
-use crate::outbox::Outbox;
+use crate::state::client_queue::Outbox;
 
 /// Items one session's list holds.
 pub const MAX_ITEMS: usize = 20;
@@ -67,7 +67,7 @@ impl Recent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outbox::outbox;
+    use crate::state::client_queue::outbox;
 
     #[tokio::test]
     async fn newest_first_bounded_and_told_once_per_change() {

@@ -1,7 +1,8 @@
 //! Watching for subscribers: one watcher per subject however many
 //! subscribe, running the component's `watch` export round after round, and
 //! the scopes that subscriptions belong to (a 2025-11-25 session, or a held
-//! request), which let go of everything they hold when they end.
+//! request), which let go of everything they hold when they end. Behind the
+//! WIT interface `watches` (runtime::imports::watches).
 //!
 //! Subjects, cursors and update lines are the component's and opaque here:
 //! the host only keeps them, counts them against the caps
@@ -34,11 +35,11 @@ use tokio::task::JoinHandle;
 
 use rustpad_mcp_rules::watching::COALESCE;
 
-use crate::client_address::ClientAddress;
+use crate::egress::websocket::{Connection, LIVE_MESSAGE_BYTES, Woken};
 use crate::lock;
-use crate::outbox::Outbox;
 use crate::settings::WatchLimits;
-use crate::websocket::{Connection, LIVE_MESSAGE_BYTES, Woken};
+use crate::state::client_address::ClientAddress;
+use crate::state::client_queue::Outbox;
 
 /// Where the next round goes on from (the component's `resume`): its
 /// cursor, and the connection to hold until a message that begins with one

@@ -1,9 +1,9 @@
 //! MCP's stdio transport: newline-delimited JSON-RPC on stdin and stdout.
 //!
-//! The host knows framing, not meaning ([`crate::route`]): a response goes
+//! The host knows framing, not meaning ([`crate::transport::route`]): a response goes
 //! to the call waiting for it, `notifications/cancelled` stops the named
 //! request's call (nothing more is written for it), and everything else is a
-//! call ([`crate::call`]) on a task of its own, so a call waiting minutes for
+//! call ([`crate::transport::call`]) on a task of its own, so a call waiting minutes for
 //! a person blocks nothing. A reply that carries a session becomes the
 //! session every later call gets; a call that may open one is finished
 //! before the next line is read, so the messages after it see its session.
@@ -27,18 +27,18 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
-use crate::call::{Ended, Launch, launch};
-use crate::flights::Flights;
-use crate::jsonrpc::{MAX_MESSAGE_BYTES, error_response, key};
+use crate::limits::call_places::CallPlaces;
 use crate::lock;
-use crate::outbox::{Lines, STDIO_QUEUE_BYTES, outbox};
-use crate::places::CallPlaces;
-use crate::questions::{Asker, Questions};
-use crate::recent::Recent;
-use crate::route::{Route, Router, SessionUse};
 use crate::runtime::{Elicitor, Grants, Runtime};
 use crate::settings::{MAX_CALLS, WatchLimits};
-use crate::watches::{Holds, MAX_HELD, Watchers, Watching};
+use crate::state::client_queue::{Lines, STDIO_QUEUE_BYTES, outbox};
+use crate::state::recently_used::Recent;
+use crate::state::watches::{Holds, MAX_HELD, Watchers, Watching};
+use crate::transport::call::{Ended, Launch, launch};
+use crate::transport::jsonrpc::{MAX_MESSAGE_BYTES, error_response, key};
+use crate::transport::questions::{Asker, Questions};
+use crate::transport::route::{Route, Router, SessionUse};
+use crate::transport::running_calls::RunningCalls;
 
 /// Messages handled at once, per tool-call place.
 const IN_HAND_PER_CALL: usize = 4;
@@ -81,7 +81,7 @@ pub async fn serve(
     let in_hand = Arc::new(Semaphore::new(IN_HAND_PER_CALL * max_calls));
     let questions = Arc::new(Questions::default());
     let session: Arc<Mutex<Option<String>>> = Arc::default();
-    let flights = Arc::new(Flights::default());
+    let running_calls = Arc::new(RunningCalls::default());
     let mut tasks = JoinSet::new();
     let mut stdin = BufReader::new(tokio::io::stdin());
     let mut buffer = Vec::new();
@@ -124,7 +124,7 @@ pub async fn serve(
             }
             Route::Cancel { request, .. } => {
                 if let Some(target) = request {
-                    flights.cancel(&target);
+                    running_calls.cancel(&target);
                 }
                 continue;
             }
@@ -150,7 +150,7 @@ pub async fn serve(
                 watching: watching.clone(),
                 recent: Some(recent.clone()),
             },
-            flights: Some(flights.clone()),
+            running_calls: Some(running_calls.clone()),
             place: Some(place),
         };
         let running = launch(&runtime, call, trace);
@@ -193,7 +193,7 @@ pub async fn serve(
     })
     .await;
     // Whatever is still running is stopped, so the writer sees the end of its queue.
-    flights.close();
+    running_calls.close();
     drop(tasks);
     drop(out);
     drop(recent);

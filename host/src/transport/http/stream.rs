@@ -21,9 +21,9 @@ use rustpad_mcp_rules::watching::{KEEPALIVE, KEEPALIVE_COMMENT};
 use super::Body;
 use super::replies::{busy_headers, empty, json_response};
 use super::sessions::{SessionStream, Sessions};
-use crate::call::{Ended, Running};
-use crate::client_address::ClientAddress;
-use crate::outbox::Lines;
+use crate::state::client_address::ClientAddress;
+use crate::state::client_queue::Lines;
+use crate::transport::call::{Ended, Running};
 
 /// The answer to a POST whose call is `running`, with what it streams (its
 /// questions, or a held listen's opening and updates) arriving on `events`. `in_session`: the request came in a session,
@@ -63,7 +63,7 @@ fn finished(
             Err(reason) => {
                 let mut response = json_response(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    crate::jsonrpc::error_response(
+                    crate::transport::jsonrpc::error_response(
                         &serde_json::Value::Null,
                         rustpad_mcp_rules::codes::INTERNAL_ERROR,
                         &format!("Server busy: {reason}"),

@@ -7,6 +7,8 @@
 //! of pads (the one noted longest ago goes first), and a time (a note older
 //! than [`KEPT_FOR`] is forgotten). Forgetting only lets one of our own old
 //! writes end a wait, never hides a person's edit.
+//!
+//! Behind the WIT interface `writers` (runtime::imports::writers).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
