@@ -37,7 +37,7 @@ pub struct Questions {
 
 impl Questions {
     fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
-        crate::lock(&self.pending)
+        crate::sync::lock(&self.pending)
     }
 
     /// Hands the client's answer to the call that asked; false when no open
