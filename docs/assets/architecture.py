@@ -9,10 +9,10 @@ BOXES = [
     # (x, y, w, h, title, lines, fill)
     (20, 150, 150, 90, "MCP client", ["Claude Code, Desktop,", "Codex, gateways"], "#eef3fb"),
     (230, 40, 270, 320, "host/ (native, wasmtime)", [
-        "stdio, http/: framing, gate, sessions", "call: one lifecycle; flights,",
-        "  questions, outbox", "runtime/: engine, a fresh instance", "  per message, limits, imports",
-        "egress, websocket: one origin,", "  frame and write limits",
-        "budget, tally, single_use, user_state",
+        "transport/: stdio, http/, route, call,", "  running_calls, questions",
+        "runtime/: a fresh instance per", "  message, imports/ (one per WIT)",
+        "egress/: one origin; websocket/", "limits/: memory, call places, files",
+        "state/: running totals, own writes,", "  watches, recently used, seal key",
     ], "#f4f4f4"),
     (560, 40, 240, 320, "guest/ (wasm32-wasip2 component)", [
         "mcp: both eras, one dispatch,", "  HTTP headers checked", "tools: catalogue, handlers, edits",
@@ -27,7 +27,7 @@ ARROWS = [
     (560, 280, 500, 280, "wasi:http, websocket,"),
     (500, 340, 840, 215, ""),
 ]
-NOTES = [(530, 300, "elicitation, single-use, tally, calls"), (640, 385, "every connection passes Egress::admit")]
+NOTES = [(530, 300, "elicitation, tally, calls, writers, …"), (640, 385, "every connection passes Egress::admit")]
 
 
 def box(x, y, w, h, title, lines, fill):

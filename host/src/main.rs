@@ -14,6 +14,7 @@ mod limits;
 mod runtime;
 mod settings;
 mod state;
+mod sync;
 mod transport;
 
 use std::path::PathBuf;
@@ -221,14 +222,6 @@ fn read_component(_: &std::path::Path) -> anyhow::Result<Source> {
     anyhow::bail!(
         "--component needs a build that can compile components; this one only runs the component it carries. Build with the compiler: cargo install rustpad-mcp --features compiler"
     )
-}
-
-/// Locks `mutex`, carrying on after a panic elsewhere: every structure the
-/// host guards stays consistent between statements.
-fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Where the MCP client is.

@@ -477,7 +477,7 @@ def wait_answers(rustpad, url):
 UPDATE_ROUNDS = 15
 # A watcher tells its subscribers once the pad has been quiet this long (guest/src/rustpad/watch.rs).
 UPDATE_SETTLE_MS = 300
-# At most one update per pad in this interval (host/src/watches.rs).
+# At most one update per pad in this interval (host/src/state/watches.rs).
 COALESCE_MS = 1000
 WATCHED_PADS = 1000
 

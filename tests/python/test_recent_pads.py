@@ -15,7 +15,7 @@ from test_subscriptions import UPDATE_WITHIN, Updates, subscribe
 
 pytestmark = pytest.mark.anyio
 
-# The host's bound on one session's list (host/src/recent.rs).
+# The host's bound on one session's list (host/src/state/recently_used.rs).
 MAX_LISTED = 20
 
 

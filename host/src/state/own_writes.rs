@@ -33,7 +33,7 @@ pub struct Writers {
 impl Writers {
     pub fn note(&self, key: String, number: u64, last_revision: Option<u64>) {
         let now = Instant::now();
-        let mut pads = crate::lock(&self.pads);
+        let mut pads = crate::sync::lock(&self.pads);
         if !pads.contains_key(&key) && pads.len() >= PADS {
             pads.retain(|_, (noted, _)| now.duration_since(*noted) < KEPT_FOR);
             if pads.len() >= PADS
@@ -62,7 +62,7 @@ impl Writers {
 
     pub fn noted(&self, key: &str) -> Vec<Note> {
         let now = Instant::now();
-        let pads = crate::lock(&self.pads);
+        let pads = crate::sync::lock(&self.pads);
         match pads.get(key) {
             Some((noted, notes)) if now.duration_since(*noted) < KEPT_FOR => {
                 notes.iter().copied().collect()

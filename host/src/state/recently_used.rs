@@ -11,8 +11,8 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::lock;
 use crate::state::client_queue::Outbox;
+use crate::sync::lock;
 
 /// Items one session's list holds.
 pub const MAX_ITEMS: usize = 20;

@@ -72,7 +72,7 @@ impl Tallies {
         }
         let now = Instant::now();
         let window = window.min(self.longest);
-        let mut keys = crate::lock(&self.keys);
+        let mut keys = crate::sync::lock(&self.keys);
         if !keys.contains_key(&key) {
             if keys.len() >= self.capacity {
                 keys.retain(|_, amounts| amounts.iter().any(|kept| kept.expires > now));
@@ -109,7 +109,7 @@ impl Tallies {
     /// time or no more keys can have turns.
     pub async fn take_turn(&self, key: String, wait: Duration) -> Option<Turn> {
         let lock = {
-            let mut turns = crate::lock(&self.turns);
+            let mut turns = crate::sync::lock(&self.turns);
             if !turns.contains_key(&key) && turns.len() >= self.capacity {
                 // A key nobody holds or waits for has only this map's handle.
                 turns.retain(|_, lock| Arc::strong_count(lock) > 1);

@@ -36,10 +36,10 @@ use tokio::task::JoinHandle;
 use rustpad_mcp_rules::watching::COALESCE;
 
 use crate::egress::websocket::{Connection, LIVE_MESSAGE_BYTES, Woken};
-use crate::lock;
 use crate::settings::WatchLimits;
 use crate::state::client_address::ClientAddress;
 use crate::state::client_queue::Outbox;
+use crate::sync::lock;
 
 /// Where the next round goes on from (the component's `resume`): its
 /// cursor, and the connection to hold until a message that begins with one

@@ -40,7 +40,7 @@ pub struct Questions {
 
 impl Questions {
     fn pending(&self) -> std::sync::MutexGuard<'_, HashMap<String, oneshot::Sender<Answer>>> {
-        crate::lock(&self.pending)
+        crate::sync::lock(&self.pending)
     }
 
     /// Hands the client's answer (its result, or the error it sent) to the

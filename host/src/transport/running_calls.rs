@@ -31,7 +31,7 @@ pub enum NotLaunched {
 
 impl RunningCalls {
     fn state(&self) -> MutexGuard<'_, State> {
-        crate::lock(&self.state)
+        crate::sync::lock(&self.state)
     }
 
     /// Records a running call under its request id. When that is refused,

@@ -28,12 +28,12 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
 use crate::limits::call_places::CallPlaces;
-use crate::lock;
 use crate::runtime::{Elicitor, Grants, Runtime};
 use crate::settings::{MAX_CALLS, WatchLimits};
 use crate::state::client_queue::{Lines, STDIO_QUEUE_BYTES, outbox};
 use crate::state::recently_used::Recent;
 use crate::state::watches::{Holds, MAX_HELD, Watchers, Watching};
+use crate::sync::lock;
 use crate::transport::call::{Ended, Launch, launch};
 use crate::transport::jsonrpc::{MAX_MESSAGE_BYTES, error_response, key};
 use crate::transport::questions::{Asker, Questions};

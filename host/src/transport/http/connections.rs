@@ -13,7 +13,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
-use crate::lock;
+use crate::sync::lock;
 
 /// Connections served at once, strangers and members together.
 pub const MAX_CONNECTIONS: usize = 512;

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::lock;
 use crate::state::client_address::ClientAddress;
 use crate::state::client_queue::{CALL_QUEUE_BYTES, Lines, outbox};
 use crate::state::recently_used::Recent;
 use crate::state::watches::{Scope, Watchers};
+use crate::sync::lock;
 use crate::transport::questions::Questions;
 use crate::transport::running_calls::RunningCalls;
 
