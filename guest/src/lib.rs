@@ -3,8 +3,9 @@
 //! Everything that knows about MCP, Rustpad and operational transform lives
 //! here. It builds as three components from the same code:
 //! - for rustpad-mcp's own host: the host hands each JSON-RPC message to a
-//!   fresh instance through the `server` world in `wit/`, and the instance
-//!   reaches the outside world only through that world's imports;
+//!   fresh instance through the `server` world in `wit/` (its exports:
+//!   `server_world`), and the instance reaches the outside world only
+//!   through that world's imports;
 //! - with the `wasi-http` feature, for any WebAssembly host that runs the
 //!   standard `wasi:http/proxy` world (`wasi_http`): it serves Streamable
 //!   HTTP itself and imports nothing but WASI;
@@ -36,13 +37,16 @@ pub mod guard;
 pub mod mcp;
 pub mod result;
 pub mod rustpad;
+#[cfg(not(feature = "wasm-host"))]
+mod server_world;
 pub mod text;
 pub mod tools;
 #[cfg(feature = "wasi-http")]
 mod wasi_http;
 
 // Generated glue: `unsafe` for the canonical ABI, and as many arguments as the
-// WIT signatures flatten to.
+// WIT signatures flatten to. At the crate root because `grants` reads the
+// world's imports here; its exports are `server_world`'s.
 #[cfg(not(feature = "wasm-host"))]
 #[allow(unsafe_code, clippy::too_many_arguments)]
 mod bindings {
@@ -58,67 +62,4 @@ mod bindings {
             "wasi:clocks/monotonic-clock@0.2.12": wasip2::clocks::monotonic_clock,
         },
     });
-
-    struct Component;
-
-    impl Guest for Component {
-        fn configure() -> Result<Startup, rustpad::mcp::errors::Error> {
-            let startup = crate::config::Config::from_settings()
-                .map_err(|problem| rustpad::mcp::errors::Error {
-                    kind: rustpad::mcp::errors::ErrorKind::Invalid,
-                    message: problem,
-                })?
-                .startup();
-            Ok(Startup {
-                origin: startup.origin,
-                insecure_tls: startup.insecure_tls,
-                notices: startup.notices,
-                session_openers: crate::mcp::session_openers(),
-            })
-        }
-
-        fn handle(message: String, headers: Option<HttpHeaders>, session: Option<String>) -> Reply {
-            let headers = headers.map(|h| rustpad_mcp_rules::headers::StandardHeaders {
-                protocol_version: h.protocol_version,
-                method: h.method,
-                name: h.name,
-            });
-            let reply =
-                crate::mcp::handle(&message, headers.as_ref(), session.as_deref()).held_by_host();
-            Reply {
-                response: reply.response,
-                session: reply.session,
-                error: reply.error.map(|error| match error {
-                    crate::mcp::ReplyError::Code(code) => ReplyError::Code(code),
-                    crate::mcp::ReplyError::Busy => ReplyError::Busy,
-                }),
-            }
-        }
-
-        fn check() -> CheckReport {
-            let (ok, lines) = match crate::config::Config::from_settings() {
-                Ok(config) => {
-                    crate::rustpad::check::run(config.rustpad.as_ref(), config.insecure_tls)
-                }
-                Err(problem) => (false, vec![problem]),
-            };
-            CheckReport { ok, lines }
-        }
-
-        fn watch(subject: String, last: Option<Resume>) -> Watched {
-            let from = last.map(|last| (last.cursor, last.look));
-            let resume = |resume: crate::mcp::Resume| Resume {
-                cursor: resume.cursor,
-                look: resume.look,
-                wake: resume.wake,
-            };
-            match crate::mcp::watch_round(&subject, from) {
-                crate::mcp::Round::Changed(next) => Watched::Changed(resume(next)),
-                crate::mcp::Round::Quiet(next) => Watched::Quiet(resume(next)),
-                crate::mcp::Round::Lost(reason) => Watched::Lost(reason),
-            }
-        }
-    }
-
-    export!(Component);
 }

@@ -21,11 +21,10 @@ use rustpad_mcp_rules::era::Era;
 use super::lists;
 use super::request::{Outcome, Refusal, Request, RpcError};
 use crate::config::Config;
-use crate::rustpad::url::RustpadUrl;
 use crate::text::{self, MAX_RESULT_CHARS, UNTRUSTED_PREAMBLE};
 use crate::tools::GET_DOCUMENT;
 use crate::tools::args::check_id;
-use crate::tools::reading::whole_text;
+use crate::tools::reading::Pad;
 
 /// Where a pad is, as a resource.
 pub const SCHEME: &str = "rustpad://";
@@ -91,10 +90,7 @@ pub(super) fn used(id: &str, request: &Request) {
 /// The pad a resource URI names, on this server's Rustpad; the resource
 /// error when it names none that can be reached. `method` is the method
 /// that needs it, for the message.
-pub(super) fn pad_of<'a>(
-    config: &'a Config,
-    uri: &'a str,
-) -> Result<(&'a RustpadUrl, &'a str), RpcError> {
+pub(super) fn pad_of<'a>(config: &'a Config, uri: &'a str) -> Result<Pad<'a>, RpcError> {
     if !offered(config) {
         return Err(RpcError::resource_not_found(
             uri,
@@ -118,7 +114,7 @@ pub(super) fn pad_of<'a>(
             "this server runs without RUSTPAD_URL, so it cannot reach any pad".into(),
         ));
     };
-    Ok((rustpad, id))
+    Ok(Pad::new(rustpad, id))
 }
 
 /// The `uri` a method's params must carry.
@@ -137,17 +133,20 @@ pub(super) fn uri_of<'a>(
 /// `resources/read` of `rustpad://<id>`.
 pub(super) fn read(config: &Config, request: &Request) -> Outcome {
     let uri = uri_of(&request.params, "resources/read")?;
-    let (rustpad, id) = pad_of(config, uri)?;
+    let pad = pad_of(config, uri)?;
+    let id = pad.id();
     take_call_place()?;
-    let read = whole_text(rustpad, id, MAX_RESULT_CHARS - READ_OVERHEAD).map_err(|error| {
-        RpcError::resource_not_found(
-            uri,
-            format!("pad \"{id}\" cannot be read: {}", error.message()),
-        )
-    })?;
+    let read = pad
+        .whole_text(MAX_RESULT_CHARS - READ_OVERHEAD)
+        .map_err(|error| {
+            RpcError::resource_not_found(
+                uri,
+                format!("pad \"{id}\" cannot be read: {}", error.message()),
+            )
+        })?;
     let mut said = format!(
         "{UNTRUSTED_PREAMBLE} This is pad \"{id}\" of Rustpad at {}.",
-        rustpad.share_link(id)
+        pad.share_link()
     );
     if read.empty {
         said.push_str(" It is empty, or it never existed, or it has expired: Rustpad answers all three the same way.");

@@ -8,10 +8,11 @@
 //!
 //! The component says what to watch and what to send (the `watches`
 //! import); the host keeps the watches, one watcher per pad however many
-//! subscribe, and runs [`watch_round`] for it round after round. Who counts
-//! as someone else is [`crate::rustpad::watch`]'s to say.
+//! subscribe, and runs [`watch_round`] for it round after round. A pad is
+//! read and watched through [`crate::tools::reading`]; who counts as someone
+//! else is `rustpad::watch`'s to say.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -22,10 +23,9 @@ use super::resources;
 use crate::config::Config;
 use crate::grants::watches::{self, Watch};
 use crate::grants::websocket::Connection;
-use crate::rustpad::url::RustpadUrl;
-use crate::rustpad::watch::{Look, Reached, Seen};
 use crate::text;
 use crate::tools::args::check_id;
+use crate::tools::reading::Pad;
 
 const UPDATED: &str = "notifications/resources/updated";
 const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
@@ -40,14 +40,14 @@ pub const MAX_PADS_PER_LISTEN: usize = rustpad_mcp_rules::watching::PADS_PER_LIS
 /// `resources/subscribe`: the session hears of every change to the pad.
 pub(super) fn subscribe(config: &Config, request: &Request) -> Outcome {
     let uri = resources::uri_of(&request.params, "resources/subscribe")?;
-    let (url, id) = resources::pad_of(config, uri)?;
+    let pad = resources::pad_of(config, uri)?;
     let watch = Watch {
-        subject: id.to_string(),
+        subject: pad.id().to_string(),
         update: updated(uri, None),
-        cursor: Some(revision_now(url, uri, id)?),
+        cursor: Some(revision_now(pad, uri)?),
     };
     watches::start(&watch).map_err(|failure| cannot_watch(uri, &failure.message))?;
-    resources::used(id, request);
+    resources::used(pad.id(), request);
     Ok(json!({}))
 }
 
@@ -112,14 +112,14 @@ pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Ref
         if honoured.contains(&uri) {
             continue;
         }
-        let (url, pad) = resources::pad_of(config, uri)?;
+        let pad = resources::pad_of(config, uri)?;
         honoured.push(uri);
         watches.push(Watch {
-            subject: pad.to_string(),
+            subject: pad.id().to_string(),
             update: updated(uri, Some(&id)),
             // Where a WebAssembly host's listen watches from is its own look.
             cursor: if crate::grants::KEEPS_SUBSCRIPTIONS {
-                Some(revision_now(url, uri, pad)?)
+                Some(revision_now(pad, uri)?)
             } else {
                 None
             },
@@ -161,16 +161,18 @@ pub(super) fn listen(config: &Config, request: &Request) -> Result<Answered, Ref
 /// so a change made after this answer is never missed. It takes a call
 /// place, as a read does; a pad that cannot be reached is the resource
 /// error.
-fn revision_now(url: &RustpadUrl, uri: &str, id: &str) -> Result<String, Refusal> {
+fn revision_now(pad: Pad, uri: &str) -> Result<String, Refusal> {
     resources::take_call_place()?;
-    let look = Look::open(url, id, None).map_err(|error| {
+    let revision = pad.revision_now().map_err(|error| {
         RpcError::resource_not_found(
             uri,
-            format!("pad \"{id}\" cannot be watched: {}", error.message()),
+            format!(
+                "pad \"{}\" cannot be watched: {}",
+                pad.id(),
+                error.message()
+            ),
         )
     })?;
-    let revision = look.revision();
-    look.close();
     Ok(revision.to_string())
 }
 
@@ -217,20 +219,8 @@ const WAKE_ON: &str = "{\"History\":";
 
 /// Watches pad `subject` for one round from `from` (where the last round
 /// left off, with its look's connection if the host held it; none: from
-/// now).
-///
-/// A look handed back goes on where it stood and takes in what came; one
-/// that ended meanwhile (Rustpad restarted, or a message bigger than the
-/// host lets a held look take) is joined afresh from where it stood, which
-/// tells a restart and reads what was missed. A round without a look joins;
-/// it waits for a change only when its cursor says an earlier round handed
-/// a look back which the host did not keep (so a host that keeps none is
-/// not made to join again and again).
+/// now): [`Pad::watch_round`], on this server's Rustpad.
 pub fn watch_round(subject: &str, from: Option<(String, Option<Connection>)>) -> Round {
-    let (cursor, connection) = match from {
-        Some((cursor, connection)) => (Some(cursor), connection),
-        None => (None, None),
-    };
     let config = match Config::from_settings() {
         Ok(config) => config,
         Err(problem) => return Round::Lost(problem.to_string()),
@@ -242,63 +232,19 @@ pub fn watch_round(subject: &str, from: Option<(String, Option<Connection>)>) ->
         Ok(id) => id,
         Err(problem) => return Round::Lost(problem.to_string()),
     };
-    let reached = match cursor.as_deref().map(str::parse::<Reached>) {
-        None => None,
-        Some(Ok(reached)) => Some(reached),
-        Some(Err(())) => return Round::Lost("the cursor is not one this component gave".into()),
-    };
-    let resumed = match (connection, reached) {
-        (
-            Some(connection),
-            Some(Reached {
-                revision,
-                length: Some(length),
-            }),
-        ) => {
-            let mut look = Look::resume(connection, id, revision, length);
-            match look.what_came() {
-                Ok(seen) => Some(Ok((look, seen))),
-                Err(_) => {
-                    look.close();
-                    None
-                }
-            }
-        }
-        (Some(connection), _) => {
-            connection.close();
-            None
-        }
-        (None, _) => None,
-    };
-    let seen = resumed.unwrap_or_else(|| {
-        let was_handed_back = reached.is_some_and(|reached| reached.length.is_some());
-        Look::open(url, id, reached.map(|reached| reached.revision)).and_then(|mut look| {
-            let seen = if was_handed_back {
-                look.next_change(Instant::now() + ROUND)
-            } else {
-                look.what_came()
-            };
-            match seen {
-                Ok(seen) => Ok((look, seen)),
-                Err(error) => {
-                    look.close();
-                    Err(error)
-                }
-            }
-        })
-    });
-    match seen {
-        Ok((look, seen)) => {
+    match Pad::new(url, id).watch_round(from, ROUND) {
+        Ok(watched) => {
             let resume = Resume {
-                cursor: look.reached().to_string(),
-                look: Some(look.into_connection()),
+                cursor: watched.cursor,
+                look: Some(watched.look),
                 wake: vec![WAKE_ON.to_string()],
             };
-            match seen {
-                Seen::Changed => Round::Changed(resume),
-                Seen::Quiet => Round::Quiet(resume),
+            if watched.changed {
+                Round::Changed(resume)
+            } else {
+                Round::Quiet(resume)
             }
         }
-        Err(error) => Round::Lost(error.message().to_string()),
+        Err(reason) => Round::Lost(reason),
     }
 }

@@ -3,6 +3,8 @@
 
 use std::fmt;
 
+use crate::grants::HostError;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// It failed before anything was written (or the call only reads).
@@ -15,6 +17,12 @@ pub enum Error {
 impl Error {
     pub fn new(message: impl Into<String>) -> Error {
         Error::Failed(message.into())
+    }
+
+    /// The host's socket failed while this client was doing `what`: said in
+    /// this client's words first, then the host's.
+    pub fn from_host(what: impl fmt::Display, failure: &HostError) -> Error {
+        Error::Failed(format!("{what}: {}", failure.message))
     }
 
     pub fn message(&self) -> &str {

@@ -13,6 +13,7 @@ pub mod marks;
 pub mod order;
 pub mod ot;
 pub mod positions;
+mod protocol;
 pub mod rebase;
 pub mod since;
 pub mod socket;

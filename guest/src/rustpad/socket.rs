@@ -19,11 +19,10 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use super::Error;
 use super::marks::{self, Mark};
-use super::state::{CLIENT_NAME, Event};
+use super::protocol::ClientMsg;
+use super::state::Event;
 pub use super::state::{PadState, Track};
 use super::url::RustpadUrl;
 use crate::digest;
@@ -35,8 +34,6 @@ use crate::grants::{ErrorKind, HostError};
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long Rustpad may take to acknowledge an edit or a language change.
 const ACK_TIMEOUT: Duration = Duration::from_secs(15);
-/// Our cursor colour, which people in the pad see beside our name.
-const CLIENT_HUE: u32 = 200;
 
 /// What a barrier waits for.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -151,10 +148,8 @@ impl PadSocket {
 
     fn synchronise(&mut self, barrier: Barrier, deadline: Instant) -> Result<(), Error> {
         let message = match barrier {
-            Barrier::Cursor => json!({ "CursorData": { "cursors": [], "selections": [] } }),
-            Barrier::UserInfo => {
-                json!({ "ClientInfo": { "name": CLIENT_NAME, "hue": CLIENT_HUE } })
-            }
+            Barrier::Cursor => ClientMsg::NO_CURSOR,
+            Barrier::UserInfo => ClientMsg::ANNOUNCE,
         };
         self.send(&message)?;
         loop {
@@ -207,7 +202,7 @@ impl PadSocket {
         // A writer that left may have edited just before: its edit is in
         // once Rustpad has echoed a message sent after its departure.
         if barrier_owed {
-            self.send(&json!({ "CursorData": { "cursors": [], "selections": [] } }))?;
+            self.send(&ClientMsg::NO_CURSOR)?;
             loop {
                 match self.next_event(give_up)? {
                     Some(Event::UserCursor { id }) if id == me => break,
@@ -227,7 +222,10 @@ impl PadSocket {
     /// Sends one marking entry: keep the whole text, at the current revision.
     fn send_mark(&mut self) -> Result<(), Error> {
         let keep_all = marks::keep_all(self.document.len());
-        self.send(&json!({ "Edit": { "revision": self.revision, "operation": keep_all } }))?;
+        self.send(&ClientMsg::Edit {
+            revision: self.revision,
+            operation: &keep_all,
+        })?;
         self.marks_sent += 1;
         Ok(())
     }
@@ -296,9 +294,15 @@ impl PadSocket {
             } else {
                 &[]
             };
-            self.send(&json!({ "CursorData": { "cursors": [at], "selections": selections } }))?;
+            self.send(&ClientMsg::CursorData {
+                cursors: &[at],
+                selections,
+            })?;
         }
-        let sent = self.send(&json!({ "Edit": { "revision": revision, "operation": operation } }));
+        let sent = self.send(&ClientMsg::Edit {
+            revision,
+            operation: &operation,
+        });
         if let Err(error) = sent {
             return Err(unknown_outcome(error));
         }
@@ -322,16 +326,13 @@ impl PadSocket {
                 .absorb(&frame, Instant::now() + SNAPSHOT_TIMEOUT)
                 .map(Some),
             Ok(None) => Ok(None),
-            Err(failure) => Err(Error::new(format!(
-                "the collaboration socket ended: {}",
-                failure.message
-            ))),
+            Err(failure) => Err(Error::from_host("the collaboration socket ended", &failure)),
         }
     }
 
     /// Sets the language and waits until Rustpad relays it back to us.
     pub fn set_language(&mut self, language: &str) -> Result<(), Error> {
-        self.send(&json!({ "SetLanguage": language }))?;
+        self.send(&ClientMsg::SetLanguage(language))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
             if let Event::Language(echo) = self.receive(deadline, "the language change")?
@@ -363,12 +364,10 @@ impl PadSocket {
         self.connection.readable()
     }
 
-    fn send(&self, message: &serde_json::Value) -> Result<(), Error> {
+    fn send(&self, message: &ClientMsg) -> Result<(), Error> {
         self.connection
-            .send(&message.to_string())
-            .map_err(|failure| {
-                Error::new(format!("could not send to Rustpad: {}", failure.message))
-            })
+            .send(&message.frame())
+            .map_err(|failure| Error::from_host("could not send to Rustpad", &failure))
     }
 
     /// Reads one message and folds it into the session state.
@@ -381,10 +380,8 @@ impl PadSocket {
                 )));
             }
             Err(failure) => {
-                return Err(Error::new(format!(
-                    "the collaboration socket ended while waiting for {awaiting}: {}",
-                    failure.message
-                )));
+                let what = format!("the collaboration socket ended while waiting for {awaiting}");
+                return Err(Error::from_host(what, &failure));
             }
         };
         self.state.absorb(&frame, deadline)
@@ -446,6 +443,7 @@ fn unknown_outcome(error: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_write_shows_its_first_change() {

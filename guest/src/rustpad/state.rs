@@ -13,9 +13,6 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use serde::Deserialize;
-use serde_json::value::RawValue;
-
 use super::Error;
 use super::authorship::Authorship;
 use super::change::OwnEdit;
@@ -26,42 +23,15 @@ use super::order::{Heard, Roster};
 use super::ot::Document;
 pub(crate) use super::ot::UserOperation;
 use super::positions::{self, Placed, Positions};
+use super::protocol::{CLIENT_NAME, ServerMsg};
 use super::since::Since;
 pub use super::track::Track;
 use crate::text::{self, MAX_LABEL_CHARS};
 
-/// The name people in the pad see for us.
-pub(super) const CLIENT_NAME: &str = "rustpad-mcp";
 /// People we keep track of; the rest are not listed.
 const MAX_USERS: usize = 200;
 /// How often the fold looks at the clock, in operations.
 const DEADLINE_CHECK_EVERY: usize = 4096;
-
-/// A server message, borrowing its text from the frame.
-#[derive(Deserialize)]
-enum ServerMsg<'a> {
-    Identity(u64),
-    History {
-        start: u64,
-        /// Read after the frame, the way the session needs it.
-        #[serde(borrow)]
-        operations: &'a RawValue,
-    },
-    Language(String),
-    UserInfo {
-        id: u64,
-        info: Option<UserInfo>,
-    },
-    UserCursor {
-        id: u64,
-        data: Positions,
-    },
-}
-
-#[derive(Deserialize)]
-struct UserInfo {
-    name: String,
-}
 
 /// What a message meant, once folded into the session.
 pub enum Event {
