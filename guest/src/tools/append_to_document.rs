@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::args::{NonEmptyText, PadId};
 use super::outcome::ToolResult;
-use super::session::{Undoable, Written, check_limit, undo_fields, with_session, written};
+use super::session::{Revertible, Written, check_limit, undo_fields, with_session, written};
 use super::tool::{Annotations, Call, Tool};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
@@ -23,7 +23,7 @@ pub static TOOL: Tool = Tool {
     asks_first: false,
     waits: false,
     input: Arguments::json_schema,
-    output: Written::<Appended>::json_schema,
+    output: Written::<Revertible<Appended>>::json_schema,
     run,
 };
 
@@ -34,8 +34,6 @@ fn description() -> String {
 /// What `append_to_document` adds to a write's result.
 #[derive(Serialize, JsonSchema)]
 struct Appended {
-    #[serde(flatten)]
-    undo: Undoable,
     appended_characters: usize,
 }
 
@@ -71,9 +69,11 @@ fn run(call: &Call) -> ToolResult {
             count(after, "character")
         ),
         after,
-        Appended {
+        Revertible {
             undo,
-            appended_characters: appended,
+            own: Appended {
+                appended_characters: appended,
+            },
         },
     )
 }

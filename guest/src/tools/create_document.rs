@@ -8,7 +8,7 @@ use super::args::{Language, PadId, Text};
 use super::catalogue::EPHEMERAL;
 use super::outcome::{self, ToolError, ToolResult};
 use super::schema::True;
-use super::session::{Undoable, Written, undo_fields, with_session};
+use super::session::{Revertible, Written, undo_fields, with_session};
 use super::tool::{Annotations, Call, Tool};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
@@ -25,7 +25,7 @@ pub static TOOL: Tool = Tool {
     asks_first: false,
     waits: false,
     input: Arguments::json_schema,
-    output: Written::<Created>::json_schema,
+    output: Written::<Revertible<Created>>::json_schema,
     run,
 };
 
@@ -38,8 +38,6 @@ fn description() -> String {
 /// What `create_document` adds to a write's result.
 #[derive(Serialize, JsonSchema)]
 struct Created {
-    #[serde(flatten)]
-    undo: Undoable,
     created: True,
     #[serde(skip_serializing_if = "Option::is_none")]
     language: Option<String>,
@@ -114,10 +112,12 @@ fn run(call: &Call) -> ToolResult {
             count(char_len(text), "character")
         )
     };
-    let created = Created {
+    let created = Revertible {
         undo,
-        created: True,
-        language: language.map(str::to_string),
+        own: Created {
+            created: True,
+            language: language.map(str::to_string),
+        },
     };
     outcome::reported(
         sentence,

@@ -18,7 +18,7 @@ use super::catalogue::{removal_threshold, removals_counted};
 use super::edit_effect::{Batch, Edited, Effect, applied, preview, report, untrusted_history};
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
 use super::outcome::{ToolError, ToolResult, Untrusted};
-use super::session::{Undoable, Written, judge_removal, pad_of, take_place, undo_fields};
+use super::session::{Revertible, Undoable, Written, judge_removal, pad_of, take_place, undo_fields};
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
 use crate::guard::removal::{Change, Removal};
@@ -41,7 +41,7 @@ pub static TOOL: Tool = Tool {
     asks_first: true,
     waits: false,
     input: Arguments::json_schema,
-    output: Written::<Untrusted<Edited>>::json_schema,
+    output: Written::<Untrusted<Revertible<Edited>>>::json_schema,
     run,
 };
 

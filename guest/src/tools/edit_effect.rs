@@ -15,7 +15,7 @@ use super::diff::{self, Diff};
 use super::locate::Plan;
 use super::outcome::{self, ToolError, ToolResult, Untrusted};
 use super::people::{self, People};
-use super::session::{Undoable, Written};
+use super::session::{Revertible, Undoable, Written};
 use crate::rustpad::base::Base;
 use crate::rustpad::ot::apply_to_rope;
 use crate::rustpad::positions::Positions;
@@ -47,11 +47,9 @@ pub(super) struct Effect {
 /// What `edit_document` adds to a write's result (all of it pad content).
 #[derive(Serialize, JsonSchema)]
 pub(super) struct Edited {
-    // Its `base` is never given here: the one below takes its place.
-    #[serde(flatten)]
-    undo: Undoable,
     /// The pad's revision right after the edits (on a dry run: now)
     revision: u64,
+    // It takes the place of the undo's `base` (see `report`), in the schema too.
     /// Names that revision and its text: pass it to state further edits against it (on a dry run: the pad as it is now)
     base: String,
     dry_run: bool,
@@ -275,7 +273,6 @@ pub(super) fn report(
     let edited = Edited {
         // The undo's base, when there is one, is the base after the edits.
         base: undo.base.take().unwrap_or_else(|| new_base.to_string()),
-        undo,
         revision: new_revision,
         dry_run,
         would_ask: dry_run.then_some(would_ask),
@@ -283,6 +280,7 @@ pub(super) fn report(
         diff,
         diff_cut: cut,
     };
+    let edited = Revertible { undo, own: edited };
     let characters = effect.after.len_chars();
     let result = Written::new(
         url,

@@ -11,7 +11,7 @@ use super::args::{Flag, NonEmptyText, PadId, Text};
 use super::catalogue::removals_counted;
 use super::outcome::{ToolError, ToolResult};
 use super::session::{
-    Undoable, Written, check_limit, judge_removal, pad_of, take_place, text_of, undo_fields,
+    Revertible, Written, check_limit, judge_removal, pad_of, take_place, text_of, undo_fields,
     with_session, written,
 };
 use super::tool::{Annotations, Call, Tool};
@@ -33,7 +33,7 @@ pub static TOOL: Tool = Tool {
     asks_first: true,
     waits: false,
     input: Arguments::json_schema,
-    output: Written::<Replacements>::json_schema,
+    output: Written::<Revertible<Replacements>>::json_schema,
     run,
 };
 
@@ -47,8 +47,6 @@ fn description() -> String {
 /// What `replace_in_document` adds to a write's result.
 #[derive(Serialize, JsonSchema)]
 struct Replacements {
-    #[serde(flatten)]
-    undo: Undoable,
     replacements: usize,
 }
 
@@ -141,7 +139,10 @@ fn run(call: &Call) -> ToolResult {
         id,
         format!("Replaced {replacements} {plural} in pad \"{id}\"."),
         after,
-        Replacements { undo, replacements },
+        Revertible {
+            undo,
+            own: Replacements { replacements },
+        },
     )
 }
 

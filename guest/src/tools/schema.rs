@@ -128,51 +128,43 @@ pub fn never_null(property: &mut Map<String, Value>) {
     }
 }
 
-/// `true`, and nothing else: what a result says that always holds (it is
-/// untrusted; a pad was created).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct True;
+/// A unit type that serializes to one JSON value, and whose schema says
+/// it is that value and nothing else.
+macro_rules! constant {
+    ($(#[$doc:meta])* $type:ident = $value:tt) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $type;
 
-impl Serialize for True {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bool(true)
-    }
+        impl Serialize for $type {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                Value::from($value).serialize(serializer)
+            }
+        }
+
+        impl JsonSchema for $type {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($type).into()
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                json_schema!({ "const": $value })
+            }
+        }
+    };
 }
 
-impl JsonSchema for True {
-    fn inline_schema() -> bool {
-        true
-    }
+constant!(
+    /// `true`, and nothing else: what a result says that always holds (it
+    /// is untrusted; a pad was created).
+    True = true
+);
 
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "True".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "const": true })
-    }
-}
-
-/// `"rustpad"`: where an untrusted result's content came from.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Rustpad;
-
-impl Serialize for Rustpad {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str("rustpad")
-    }
-}
-
-impl JsonSchema for Rustpad {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Rustpad".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "const": "rustpad" })
-    }
-}
+constant!(
+    /// `"rustpad"`: where an untrusted result's content came from.
+    Rustpad = "rustpad"
+);

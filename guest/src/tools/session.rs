@@ -117,6 +117,15 @@ pub struct Undoable {
     pub base: Option<String>,
 }
 
+/// A write's own fields (`T`), after what taking the write back needs.
+#[derive(Serialize, JsonSchema)]
+pub struct Revertible<T> {
+    #[serde(flatten)]
+    pub undo: Undoable,
+    #[serde(flatten)]
+    pub own: T,
+}
+
 /// What undoing the session's own edit needs (see [`Undoable`]): nothing when
 /// the session made no edit, and no `change` (see [`Handle`]) when
 /// Rustpad's start time cannot be read (the edit stands either way).

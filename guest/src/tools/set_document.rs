@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::args::{PadId, Text};
 use super::outcome::{self, ToolResult};
-use super::session::{Undoable, Written, pad_of, take_place, text_of, undo_fields, with_session, written};
+use super::session::{Revertible, Undoable, Written, pad_of, take_place, text_of, undo_fields, with_session, written};
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
 use crate::guard::Proposal;
@@ -26,7 +26,7 @@ pub static TOOL: Tool = Tool {
     asks_first: true,
     waits: false,
     input: Arguments::json_schema,
-    output: Written::<Replaced>::json_schema,
+    output: Written::<Revertible<Replaced>>::json_schema,
     run,
 };
 
@@ -37,8 +37,6 @@ fn description() -> String {
 /// What `set_document` adds to a write's result.
 #[derive(Serialize, JsonSchema)]
 struct Replaced {
-    #[serde(flatten)]
-    undo: Undoable,
     changed: bool,
     characters_before: usize,
 }
@@ -102,10 +100,12 @@ fn run(call: &Call) -> ToolResult {
         Ok((before, socket.document().len(), true, undo_fields(socket, call)))
     })?;
     if !changed {
-        let unchanged = Replaced {
+        let unchanged = Revertible {
             undo,
-            changed: false,
-            characters_before: before,
+            own: Replaced {
+                changed: false,
+                characters_before: before,
+            },
         };
         return outcome::reported(
             format!("Pad \"{id}\" already has exactly this content; nothing was written."),
@@ -120,10 +120,12 @@ fn run(call: &Call) -> ToolResult {
             count(new_length, "character")
         ),
         after,
-        Replaced {
+        Revertible {
             undo,
-            changed: true,
-            characters_before: before,
+            own: Replaced {
+                changed: true,
+                characters_before: before,
+            },
         },
     )
 }

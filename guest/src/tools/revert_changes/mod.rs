@@ -22,7 +22,7 @@ use serde::Deserialize;
 use super::args::{By, ChangeHandle, Flag, GivenBase, PadId};
 use super::catalogue::{removal_threshold, removals_counted};
 use super::outcome::{ToolError, ToolResult, Untrusted};
-use super::session::{Undoable, Written, check_limit, judge_removal, pad_of, take_place, undo_fields};
+use super::session::{Revertible, Undoable, Written, check_limit, judge_removal, pad_of, take_place, undo_fields};
 use super::tool::{Annotations, Call, Tool};
 use crate::guard::Proposal;
 use crate::guard::removal::Change;
@@ -42,7 +42,7 @@ pub static TOOL: Tool = Tool {
     asks_first: true,
     waits: false,
     input: Arguments::json_schema,
-    output: Written::<Untrusted<Reverted>>::json_schema,
+    output: Written::<Untrusted<Revertible<Reverted>>>::json_schema,
     run,
 };
 

@@ -16,14 +16,12 @@ use crate::tools::args::By;
 use crate::tools::catalogue::EPHEMERAL;
 use crate::tools::diff::{self, Diff};
 use crate::tools::outcome::{self, ToolResult, Untrusted};
-use crate::tools::session::{Undoable, Written};
+use crate::tools::session::{Revertible, Undoable, Written};
 use crate::tools::tool::Call;
 
 /// What `revert_changes` adds to a write's result (all of it pad content).
 #[derive(Serialize, JsonSchema)]
 pub(in crate::tools) struct Reverted {
-    #[serde(flatten)]
-    undo: Undoable,
     /// The pad's revision after the revert (on a dry run or when nothing was taken back: now)
     revision: u64,
     dry_run: bool,
@@ -71,11 +69,11 @@ pub(super) fn nothing_to_take_back(
     revision: u64,
 ) -> ToolResult {
     let text = socket.text()?;
+    let undo = Undoable {
+        base: Some(Base::of(revision, &text.to_string()).to_string()),
+        ..Undoable::default()
+    };
     let nothing = Reverted {
-        undo: Undoable {
-            base: Some(Base::of(revision, &text.to_string()).to_string()),
-            ..Undoable::default()
-        },
         revision,
         dry_run: false,
         would_ask: None,
@@ -87,6 +85,7 @@ pub(super) fn nothing_to_take_back(
         diff: String::new(),
         diff_cut: false,
     };
+    let nothing = Revertible { undo, own: nothing };
     let characters = text.len_chars();
     let result = Written::new(call.url, id, characters, "Nothing was written.", Untrusted::new(nothing));
     let why = match target {
@@ -168,7 +167,6 @@ impl Report<'_> {
             undo.base = Some(Base::of(self.revision, &before).to_string());
         }
         let reverted = Reverted {
-            undo,
             revision: self.revision,
             dry_run: self.would_ask.is_some(),
             would_ask: self.would_ask,
@@ -179,6 +177,10 @@ impl Report<'_> {
             kept_lines: self.kept,
             diff: diff.clone(),
             diff_cut: cut,
+        };
+        let reverted = Revertible {
+            undo,
+            own: reverted,
         };
         let characters = self.after.len_chars();
         let result = Written::new(call.url, id, characters, &notes.join(" "), Untrusted::new(reverted));
