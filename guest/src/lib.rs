@@ -18,11 +18,11 @@
 //! Modules, each the one owner of its concept:
 //! - [`config`]: the environment, validated.
 //! - [`mcp`]: JSON-RPC, both protocol eras, dispatch.
-//! - [`tools`]: the catalogue (names, schemas, annotations) and the handlers.
+//! - [`tools`]: the catalogue (names, schemas, annotations), the handlers
+//!   and their typed results.
 //! - [`rustpad`]: the HTTP API and the collaboration socket, with the OT fold.
 //! - [`text`]: cleaning untrusted text, budgets, code-point arithmetic.
 //! - [`guard`]: asking a person before irreversible edits; sealing.
-//! - [`result`]: building tool results.
 // Only the generated bindings may use `unsafe` (the canonical ABI glue).
 #![deny(unsafe_code)]
 
@@ -35,7 +35,6 @@ pub mod fuzzing;
 pub mod grants;
 pub mod guard;
 pub mod mcp;
-pub mod result;
 pub mod rustpad;
 #[cfg(not(feature = "wasm-host"))]
 mod server_world;

@@ -93,6 +93,23 @@ fn every_output_schema_is_the_one_shipped_before() {
     compare("output-schemas.json", Tool::output_schema);
 }
 
+/// The output schemas are derived from the result types and shaped to be
+/// the ones shipped before to the byte, the order of each schema's keys
+/// included: `tools/list` for a client without extensions must not change
+/// (tests/python/test_pad_view.py pins its sha256).
+#[test]
+fn every_output_schema_is_the_one_shipped_before_to_the_byte() {
+    if std::env::var_os("RUSTPAD_MCP_BLESS").is_some() {
+        return;
+    }
+    let shipped = std::fs::read_to_string(shipped_file("output-schemas.json")).unwrap();
+    let now = serde_json::to_string_pretty(&current(Tool::output_schema)).unwrap() + "\n";
+    assert!(
+        now == shipped,
+        "an output schema's keys are in another order than shipped (see `tools::schema`)"
+    );
+}
+
 #[test]
 fn a_changed_schema_is_caught_field_by_field() {
     let before = serde_json::json!({

@@ -33,8 +33,8 @@ use rustpad_mcp_rules::post::MAX_MESSAGE_BYTES;
 
 use crate::config::Config;
 use crate::mcp::{self, Session};
-use crate::result::OUTCOME_KEY;
 use crate::tools;
+use crate::tools::OUTCOME_KEY;
 
 pub mod settings;
 

@@ -11,8 +11,7 @@ use super::answers;
 use super::request::{Outcome, Refusal, Request, RpcError};
 use crate::config::Config;
 use crate::guard::{ANSWER_KEY, MAX_ROUNDS};
-use crate::result::{self, ToolError};
-use crate::tools::{self, CallContext, Era, Tool};
+use crate::tools::{self, CallContext, Era, Tool, ToolError};
 
 /// Calls the tool `request` names: one the configuration offers, or the
 /// pad view's own (`view_tool`) where this client was offered it.
@@ -52,9 +51,10 @@ pub(super) fn call_tool(
         }
     };
     if request.lone_surrogates {
-        return Ok(result::failure(&ToolError::new(
+        return Ok(ToolError::new(
             "the arguments contain an unpaired surrogate escape (\\ud800–\\udfff), which is not text; send valid Unicode",
-        )));
+        )
+        .call_result());
     }
     // The era adapter: a question becomes an input_required result
     // (2026-07-28), or a dialog pushed to the client followed by the same
@@ -62,10 +62,10 @@ pub(super) fn call_tool(
     let settings = config.tool_settings();
     for _ in 0..=MAX_ROUNDS {
         let question = match tools::call(&settings, tool, &arguments, &context) {
-            Ok(result) => return Ok(result),
+            Ok(output) => return Ok(output.call_result()),
             Err(ToolError::NeedsInput(question)) => *question,
             Err(ToolError::NoRoom(reason)) => return Err(Refusal::Busy(reason)),
-            Err(failed) => return Ok(result::failure(&failed)),
+            Err(failed) => return Ok(failed.call_result()),
         };
         if context.era == Era::Modern {
             return Ok(json!({
@@ -79,10 +79,11 @@ pub(super) fn call_tool(
         let answer = match crate::grants::elicitation::ask(&question.params.to_string()) {
             Ok(answer) => answers::read(&answer),
             Err(failure) => {
-                return Ok(result::failure(&ToolError::new(format!(
+                return Ok(ToolError::new(format!(
                     "rustpad-mcp: could not ask a person to confirm ({}); nothing was changed",
                     crate::text::clean_line(&failure.message, 200)
-                ))));
+                ))
+                .call_result());
             }
         };
         let mut responses = Map::new();
@@ -90,7 +91,8 @@ pub(super) fn call_tool(
         context.responses = Some(responses);
         context.state = Some(question.state);
     }
-    Ok(result::failure(&ToolError::new(
+    Ok(ToolError::new(
         "rustpad-mcp: the pad kept changing while a person was being asked; nothing was changed",
-    )))
+    )
+    .call_result())
 }

@@ -2,15 +2,12 @@
 //! elsewhere at the same moment stays as it is.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::args::{NonEmptyText, PadId};
-use super::schema;
-use super::session::{check_limit, undo_fields, with_fields, with_session, written};
-use super::schema::Fields;
+use super::outcome::ToolResult;
+use super::session::{Revertible, Written, check_limit, undo_fields, with_session, written};
 use super::tool::{Annotations, Call, Tool};
-use crate::result::ToolResult;
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
 use crate::rustpad::socket::Track;
@@ -21,17 +18,12 @@ pub static TOOL: Tool = Tool {
     title: "Append to a pad",
     summary: "Add text at the end; concurrent edits elsewhere survive",
     description,
-    annotations: Annotations {
-        read_only: false,
-        destructive: false,
-        idempotent: false,
-        open_world: false,
-    },
+    annotations: Annotations::ADDITIVE,
     essential: true,
     asks_first: false,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Written::<Revertible<Appended>>::json_schema,
     run,
 };
 
@@ -39,14 +31,10 @@ fn description() -> String {
     "Adds text at the end of a pad. Everything else, including what people type at the same moment, stays as it is. The text is added exactly as given: start it with a newline to begin a new line.".to_string()
 }
 
-fn output() -> Fields {
-    schema::written(
-        schema::joined(
-            schema::undoable(),
-            json!({ "appended_characters": schema::integer() }),
-        ),
-        &["appended_characters"],
-    )
+/// What `append_to_document` adds to a write's result.
+#[derive(Serialize, JsonSchema)]
+struct Appended {
+    appended_characters: usize,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -81,6 +69,11 @@ fn run(call: &Call) -> ToolResult {
             count(after, "character")
         ),
         after,
-        with_fields(json!({ "appended_characters": appended }), undo),
+        Revertible {
+            undo,
+            own: Appended {
+                appended_characters: appended,
+            },
+        },
     )
 }

@@ -3,14 +3,11 @@
 //! lets the catalogue and docs tests say what a real one would still need.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::args::PadId;
-use super::schema;
-use super::schema::Fields;
+use super::outcome::{self, ToolResult};
 use super::tool::{Annotations, Call, Tool};
-use crate::result::{self, ToolResult};
 use crate::rustpad::http;
 
 pub static TOOL: Tool = Tool {
@@ -23,7 +20,7 @@ pub static TOOL: Tool = Tool {
     asks_first: false,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Lines::json_schema,
     run,
 };
 
@@ -31,11 +28,12 @@ fn description() -> String {
     "Counts the lines of a pad as an editor shows them.".to_string()
 }
 
-fn output() -> Fields {
-    schema::fields(
-        json!({ "id": schema::string(), "lines": schema::line_number() }),
-        &["id", "lines"],
-    )
+/// How many lines pad `id` has.
+#[derive(Serialize, JsonSchema)]
+struct Lines<'a> {
+    id: &'a str,
+    #[schemars(range(min = 1))]
+    lines: usize,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -48,7 +46,7 @@ fn run(call: &Call) -> ToolResult {
     let Arguments { id: PadId(id) } = call.arguments()?;
     let text = http::pad_text(call.url, id)?;
     let lines = text.split('\n').count();
-    result::data(json!({ "id": id, "lines": lines }))
+    outcome::data(&Lines { id, lines })
 }
 
 #[cfg(test)]

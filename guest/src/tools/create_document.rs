@@ -2,16 +2,14 @@
 //! with text and an editor language.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::args::{Language, PadId, Text};
 use super::catalogue::EPHEMERAL;
-use super::schema;
-use super::session::{outcome, undo_fields, with_fields, with_session};
-use super::schema::Fields;
+use super::outcome::{self, ToolError, ToolResult};
+use super::schema::True;
+use super::session::{Revertible, Written, undo_fields, with_session};
 use super::tool::{Annotations, Call, Tool};
-use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
 use crate::rustpad::socket::Track;
@@ -22,17 +20,12 @@ pub static TOOL: Tool = Tool {
     title: "Create a pad",
     summary: "Create a pad (random or chosen id), optionally with text and language",
     description,
-    annotations: Annotations {
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-    },
+    annotations: Annotations::ADDITIVE_IDEMPOTENT,
     essential: true,
     asks_first: false,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Written::<Revertible<Created>>::json_schema,
     run,
 };
 
@@ -42,14 +35,12 @@ fn description() -> String {
     )
 }
 
-fn output() -> Fields {
-    schema::written(
-        schema::joined(
-            schema::undoable(),
-            json!({ "created": { "const": true }, "language": schema::string() }),
-        ),
-        &["created"],
-    )
+/// What `create_document` adds to a write's result.
+#[derive(Serialize, JsonSchema)]
+struct Created {
+    created: True,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    language: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -121,9 +112,15 @@ fn run(call: &Call) -> ToolResult {
             count(char_len(text), "character")
         )
     };
-    let mut extra = with_fields(json!({ "created": true }), undo);
-    if let Some(language) = language {
-        extra["language"] = json!(language);
-    }
-    result::reported(sentence, outcome(call.url, &id, characters, EPHEMERAL, extra))
+    let created = Revertible {
+        undo,
+        own: Created {
+            created: True,
+            language: language.map(str::to_string),
+        },
+    };
+    outcome::reported(
+        sentence,
+        &Written::new(call.url, &id, characters, EPHEMERAL, created),
+    )
 }

@@ -34,6 +34,16 @@ pub struct Diff {
     pub cut: bool,
 }
 
+impl Diff {
+    /// No diff: nothing changed.
+    pub fn none() -> Diff {
+        Diff {
+            text: String::new(),
+            cut: false,
+        }
+    }
+}
+
 /// The unified diff from `old` to `new`, under the given file labels. Past
 /// its deadline it settles for a coarser diff, so it always has an answer.
 pub fn unified(old: &str, new: &str, old_label: &str, new_label: &str) -> Diff {

@@ -12,21 +12,17 @@ use operational_transform::OperationSeq;
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::args::{BaseOrNow, Edits, Flag, PadId};
 use super::catalogue::{removal_threshold, removals_counted};
-use super::edit_effect::{Batch, Effect, applied, preview, report, untrusted_history};
+use super::edit_effect::{Batch, Edited, Effect, applied, preview, report, untrusted_history};
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
-use super::schema::{self, described};
-use super::session::{judge_removal, pad_of, take_place, undo_fields};
-use super::schema::Fields;
+use super::outcome::{ToolError, ToolResult, Untrusted};
+use super::session::{Revertible, Undoable, Written, judge_removal, pad_of, take_place, undo_fields};
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
 use crate::guard::removal::{Change, Removal};
 use crate::guard::{self, Proposal};
-use crate::result::ToolError;
-use crate::result::ToolResult;
 use crate::rustpad::authorship::Authorship;
 use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::marks::{Class, Mark};
@@ -40,67 +36,17 @@ pub static TOOL: Tool = Tool {
     title: "Edit a pad where you read it",
     summary: "Up to 100 edits as one change, stated against the text you read; dry_run previews a diff; asks a person first when it removes most of the pad",
     description,
-    annotations: Annotations {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    },
+    annotations: Annotations::DESTRUCTIVE,
     essential: false,
     asks_first: true,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Written::<Untrusted<Revertible<Edited>>>::json_schema,
     run,
 };
 
 fn description() -> String {
     format!("Makes up to {MAX_EDITS} exact-text edits to a pad as one change. Each edit replaces old_text with new_text; old_text must occur exactly once in the text, or exactly once starting on the given line. An empty old_text with a line inserts new_text at the start of that line (one past the last line appends at the very end; start new_text with a line break if the pad does not end with one). All edits are located in the same text and must not overlap. Pass the base from a get_document window (or an earlier edit_document result) to state the edits against that text: edits people made since are kept, and your edits land where you read them. Without a base the pad as it is now is used. Any problem refuses the whole batch and nothing is written. The result has a unified diff, the new revision and base, and the lines each edit's new text now occupies, with the names of anyone whose caret or selection is on them. dry_run: true returns the diff and whether a person would be asked, and writes nothing. A person is asked first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when the change would remove {}, {}.", removal_threshold(), removals_counted())
-}
-
-fn output() -> Fields {
-    schema::written(
-        schema::joined(
-            schema::joined(schema::untrusted(), schema::undoable()),
-            json!({
-                "revision": described(schema::integer(), "The pad's revision right after the edits (on a dry run: now)"),
-                "base": described(schema::string(), "Names that revision and its text: pass it to state further edits against it (on a dry run: the pad as it is now)"),
-                "dry_run": schema::boolean(),
-                "would_ask": described(schema::boolean(), "Dry run only: whether making the edits would ask a person first"),
-                "edits": {
-                    "type": "array",
-                    "description": "For each edit, in the order given, the lines its new text occupies in the result, and who is working there",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "edit": schema::line_number(),
-                            "start_line": schema::line_number(),
-                            "end_line": schema::line_number(),
-                            "people": {
-                                "type": "array",
-                                "items": schema::string(),
-                                "description": "Present when someone has a caret or selection on these lines: their names, with control characters removed",
-                            },
-                        },
-                        "required": ["edit", "start_line", "end_line"],
-                        "additionalProperties": false,
-                    },
-                },
-                "diff": described(schema::string(), "Unified diff of the change, pad text with control characters removed"),
-                "diff_cut": described(schema::boolean(), "Whether the diff was cut to fit the result"),
-            }),
-        ),
-        &[
-            "untrusted",
-            "source",
-            "revision",
-            "base",
-            "dry_run",
-            "edits",
-            "diff",
-            "diff_cut",
-        ],
-    )
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -186,7 +132,7 @@ fn carry_out(
     socket: &mut PadSocket,
     request: &Request,
     call: &Call,
-) -> Result<(Effect, Base, bool, Value), ToolError> {
+) -> Result<(Effect, Base, bool, Undoable), ToolError> {
     let id = request.id;
     // A batch that removes text, or may use an approval, takes its place
     // among the pad's writes (see `rustpad::order`), so the history it is
@@ -258,7 +204,7 @@ fn carry_out(
         let before = socket.text()?.clone();
         let effect = preview(before, socket.revision(), &plan, &rebased, id)?
             .with_people(socket, Some(&rebased.operation));
-        return Ok((effect, base, removal.needs_person(), json!({})));
+        return Ok((effect, base, removal.needs_person(), Undoable::default()));
     }
     let mut asks = removal.needs_person();
     if !asks {

@@ -7,13 +7,15 @@
 
 use operational_transform::OperationSeq;
 use ropey::Rope;
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::catalogue::EPHEMERAL;
 use super::diff::{self, Diff};
 use super::locate::Plan;
-use super::people::{self, Person};
-use crate::result::{self, ToolError, ToolResult};
+use super::outcome::{self, ToolError, ToolResult, Untrusted};
+use super::people::{self, People};
+use super::session::{Revertible, Undoable, Written};
 use crate::rustpad::base::Base;
 use crate::rustpad::ot::apply_to_rope;
 use crate::rustpad::positions::Positions;
@@ -39,7 +41,41 @@ pub(super) struct Effect {
     /// Per edit, in the order given: its new text's range in `after`.
     placed: Vec<(u64, u64)>,
     /// Where people are working in `after`.
-    people: Vec<Person>,
+    people: People,
+}
+
+/// What `edit_document` adds to a write's result (all of it pad content).
+#[derive(Serialize, JsonSchema)]
+pub(super) struct Edited {
+    /// The pad's revision right after the edits (on a dry run: now)
+    revision: u64,
+    // It takes the place of the undo's `base` (see `report`), in the schema too.
+    /// Names that revision and its text: pass it to state further edits against it (on a dry run: the pad as it is now)
+    base: String,
+    dry_run: bool,
+    /// Dry run only: whether making the edits would ask a person first
+    #[serde(skip_serializing_if = "Option::is_none")]
+    would_ask: Option<bool>,
+    /// For each edit, in the order given, the lines its new text occupies in the result, and who is working there
+    edits: Vec<Landed>,
+    /// Unified diff of the change, pad text with control characters removed
+    diff: String,
+    /// Whether the diff was cut to fit the result
+    diff_cut: bool,
+}
+
+/// Where one edit's new text landed, and who is working there.
+#[derive(Serialize, JsonSchema)]
+struct Landed {
+    #[schemars(range(min = 1))]
+    edit: usize,
+    #[schemars(range(min = 1))]
+    start_line: usize,
+    #[schemars(range(min = 1))]
+    end_line: usize,
+    /// Present when someone has a caret or selection on these lines: their names, with control characters removed
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    people: Vec<String>,
 }
 
 impl Effect {
@@ -65,7 +101,7 @@ impl Effect {
             before,
             after,
             placed,
-            people: Vec::new(),
+            people: People::default(),
         })
     }
 
@@ -147,7 +183,7 @@ pub(super) fn report(
     effect: &Effect,
     base: &Base,
     would_ask: bool,
-    undo: Value,
+    mut undo: Undoable,
 ) -> ToolResult {
     let Batch { id, dry_run, count } = *batch;
     let after_text = effect.after.to_string();
@@ -169,13 +205,12 @@ pub(super) fn report(
     // Names are pad content of up to 100 characters each: the result names
     // at most this many in all, however many edits and people there are.
     let mut names_left = people::MAX_PEOPLE_SHOWN * 2;
-    let ranges: Vec<Value> = effect
+    let edits: Vec<Landed> = effect
         .placed
         .iter()
         .enumerate()
         .map(|(index, (start, end))| {
             let (first, last) = line_range(&effect.after, *start, *end);
-            let mut range = json!({ "edit": index + 1, "start_line": first, "end_line": last });
             // A caret at the very end of the new text is where it was typing
             // (an insertion at a caret pushes it past the text), so the line
             // the range ends on counts even when the range stops before it.
@@ -183,11 +218,11 @@ pub(super) fn report(
                 .after
                 .char_to_line((*end as usize).min(effect.after.len_chars()))
                 + 1;
-            let names: Vec<&str> = effect
+            let names: Vec<String> = effect
                 .people
                 .iter()
                 .filter(|person| person.is_on(first, last.max(touched_last)))
-                .map(|person| person.name.as_str())
+                .map(|person| person.name.clone())
                 .take(names_left)
                 .collect();
             names_left -= names.len();
@@ -198,12 +233,16 @@ pub(super) fn report(
                     names.join(", "),
                     if names.len() == 1 { "is" } else { "are" }
                 ));
-                range["people"] = json!(names);
             }
-            range
+            Landed {
+                edit: index + 1,
+                start_line: first,
+                end_line: last,
+                people: names,
+            }
         })
         .collect();
-    let edits = crate::text::count(count, "edit");
+    let edit_count = crate::text::count(count, "edit");
     let mut notes = vec![EPHEMERAL.to_string()];
     if cut {
         notes.push(format!(
@@ -211,43 +250,46 @@ pub(super) fn report(
             diff::MAX_DIFF_CHARS
         ));
     }
-    let mut payload = Map::new();
-    payload.insert("id".into(), json!(id));
-    payload.insert("url".into(), json!(url.share_link(id)));
-    payload.insert("characters".into(), json!(effect.after.len_chars()));
-    payload.insert("revision".into(), json!(new_revision));
-    payload.insert("base".into(), json!(new_base.to_string()));
-    payload.insert("dry_run".into(), json!(dry_run));
-    payload.insert("edits".into(), json!(ranges));
-    payload.insert("diff".into(), json!(diff));
-    payload.insert("diff_cut".into(), json!(cut));
-    if let Value::Object(undo) = undo {
-        // Its `base` is the one above.
-        payload.extend(undo);
-    }
     let summary = if dry_run {
-        payload.insert("would_ask".into(), json!(would_ask));
         let asking = if would_ask {
             "Made for real, it would ask a person first."
         } else {
             "Made for real, it would not need a person's approval."
         };
         format!(
-            "Dry run: {edits} stated against base {base} would change pad \"{id}\" as the diff below shows; nothing was written. {asking} To make the edits, call edit_document again with the same edits and base {base}, without dry_run."
+            "Dry run: {edit_count} stated against base {base} would change pad \"{id}\" as the diff below shows; nothing was written. {asking} To make the edits, call edit_document again with the same edits and base {base}, without dry_run."
         )
     } else {
         format!(
-            "Applied {edits} to pad \"{id}\" as one change: it is now at revision {new_revision} (base {new_base}, {}).\nLink: {}",
+            "Applied {edit_count} to pad \"{id}\" as one change: it is now at revision {new_revision} (base {new_base}, {}).\nLink: {}",
             crate::text::count(effect.after.len_chars(), "character"),
             url.share_link(id)
         )
     };
-    payload.insert("note".into(), json!(notes.join(" ")));
-    let mut body = diff;
+    let mut body = diff.clone();
     if !beside.is_empty() {
         body = format!("{}\n\n{}", body.trim_end(), beside.join("\n"));
     }
-    result::untrusted_listing(&summary, &body, payload)
+    let edited = Edited {
+        // The undo's base, when there is one, is the base after the edits.
+        base: undo.base.take().unwrap_or_else(|| new_base.to_string()),
+        revision: new_revision,
+        dry_run,
+        would_ask: dry_run.then_some(would_ask),
+        edits,
+        diff,
+        diff_cut: cut,
+    };
+    let edited = Revertible { undo, own: edited };
+    let characters = effect.after.len_chars();
+    let result = Written::new(
+        url,
+        id,
+        characters,
+        &notes.join(" "),
+        Untrusted::new(edited),
+    );
+    outcome::untrusted_listing(&summary, &body, &result)
 }
 
 /// The 1-based lines a range of characters covers; an empty range is on the

@@ -2,18 +2,16 @@
 //! lines with a base ([`super::window`]).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, json};
+use serde::{Deserialize, Serialize};
 
 use super::args::{Line, PadId};
 use super::catalogue::EPHEMERAL;
-use super::schema::{self, described};
-use super::people;
+use super::outcome::{self, ToolResult, Untrusted};
+use super::people::People;
 use super::reading::whole_text;
-use super::schema::Fields;
+use super::schema::True;
 use super::tool::{Annotations, Call, Tool};
-use super::window::{LineWindow, get_window};
-use crate::result::{self, ToolResult};
+use super::window::{LineWindow, Window, WindowRead, get_window};
 use crate::text::MAX_RESULT_CHARS;
 
 pub static TOOL: Tool = Tool {
@@ -26,7 +24,7 @@ pub static TOOL: Tool = Tool {
     asks_first: false,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Untrusted::<Document>::json_schema,
     run,
 };
 
@@ -36,38 +34,34 @@ fn description() -> String {
     )
 }
 
-fn output() -> Fields {
-    schema::fields(
-        schema::joined(
-            schema::untrusted(),
-            json!({
-                "id": schema::string(),
-                "text": { "type": "string", "description": "The pad's text, with control characters removed" },
-                "empty": { "const": true },
-                "truncated": {
-                    "description": "Whole pad: present, as shown and total characters (code points), when the text was cut to fit the result budget. Window: whether the window was cut (see continue_from)",
-                    "anyOf": [
-                        {
-                            "type": "object",
-                            "properties": { "shown": schema::integer(), "total": schema::integer() },
-                            "required": ["shown", "total"],
-                            "additionalProperties": false,
-                        },
-                        { "type": "boolean" },
-                    ],
-                },
-                "revision": described(schema::integer(), "Window only: the pad's revision the text is from"),
-                "base": described(schema::string(), "Window only: names this revision and its text, for edit_document"),
-                "start_line": described(schema::line_number(), "Window only: the first line shown"),
-                "end_line": described(schema::line_number(), "Window only: the last line shown (partly, if that line alone was too long)"),
-                "total_lines": described(schema::line_number(), "Window only: lines in the pad"),
-                "continue_from": described(schema::line_number(), "Window only: present when the window was cut; the line to start the next window at"),
-                "people": described(people::schema(), "Window only, present when someone has a caret in the pad: where the others who have it open are working, in the text at this revision"),
-                "note": schema::string(),
-            }),
-        ),
-        &["untrusted", "source", "id", "text"],
-    )
+/// A pad's text: the whole of it, or a window of its lines.
+#[derive(Serialize, JsonSchema)]
+struct Document {
+    id: String,
+    /// The pad's text, with control characters removed
+    text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    empty: Option<True>,
+    /// Whole pad: present, as shown and total characters (code points), when the text was cut to fit the result budget. Window: whether the window was cut (see continue_from)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    truncated: Option<Truncated>,
+    #[serde(flatten)]
+    window: Option<Window>,
+    /// Window only, present when someone has a caret in the pad: where the others who have it open are working, in the text at this revision
+    #[serde(skip_serializing_if = "People::is_empty")]
+    people: People,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<String>,
+}
+
+/// How the text was cut to fit one result.
+#[derive(Serialize, JsonSchema)]
+#[serde(untagged)]
+enum Truncated {
+    // The whole pad: the characters (code points) shown, of how many.
+    Cut { shown: usize, total: usize },
+    // A window: whether it was cut.
+    Window(bool),
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -94,29 +88,34 @@ fn run(call: &Call) -> ToolResult {
             start: start_line.map(|Line(line)| line),
             end: end_line.map(|Line(line)| line),
         };
-        return get_window(call.url, id, &window);
+        let WindowRead {
+            window,
+            text,
+            truncated,
+            people,
+            note,
+            summary,
+            body,
+        } = get_window(call.url, id, &window)?;
+        let document = Document {
+            id: id.to_string(),
+            text,
+            empty: None,
+            truncated: Some(Truncated::Window(truncated)),
+            window: Some(window),
+            people,
+            note,
+        };
+        return outcome::untrusted_listing(&summary, &body, &Untrusted::new(document));
     }
     let read = whole_text(call.url, id, MAX_RESULT_CHARS - RESULT_OVERHEAD)?;
-    let mut payload = Map::new();
-    payload.insert("id".into(), json!(id));
-    if read.empty {
-        payload.insert("text".into(), json!(""));
-        payload.insert("empty".into(), json!(true));
-        payload.insert(
-            "note".into(),
-            json!(format!(
-                "Pad \"{id}\" is empty, or it never existed, or it has expired: Rustpad answers all three the same way."
-            )),
-        );
-        return result::untrusted(payload);
-    }
-    payload.insert("text".into(), json!(read.shown));
     let mut notes = Vec::new();
+    if read.empty {
+        notes.push(format!(
+            "Pad \"{id}\" is empty, or it never existed, or it has expired: Rustpad answers all three the same way."
+        ));
+    }
     if let Some((shown, total)) = read.cut {
-        payload.insert(
-            "truncated".into(),
-            json!({ "shown": shown, "total": total }),
-        );
         notes.push(format!(
             "Only the first {shown} of {total} characters fit in one result."
         ));
@@ -127,8 +126,14 @@ fn run(call: &Call) -> ToolResult {
             crate::text::controls_removed(read.removed)
         ));
     }
-    if !notes.is_empty() {
-        payload.insert("note".into(), json!(notes.join(" ")));
-    }
-    result::untrusted(payload)
+    let document = Document {
+        id: id.to_string(),
+        text: read.shown,
+        empty: read.empty.then_some(True),
+        truncated: read.cut.map(|(shown, total)| Truncated::Cut { shown, total }),
+        window: None,
+        people: People::default(),
+        note: (!notes.is_empty()).then(|| notes.join(" ")),
+    };
+    outcome::untrusted(&Untrusted::new(document))
 }

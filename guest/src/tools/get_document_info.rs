@@ -8,15 +8,13 @@
 //! the two says so instead.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, json};
+use serde::{Deserialize, Serialize};
 
 use super::args::PadId;
 use super::catalogue::EPHEMERAL;
-use super::people;
-use super::schema::{self, Fields, described};
+use super::outcome::{self, ToolResult, Untrusted};
+use super::people::{self, People};
 use super::tool::{Annotations, Call, Tool};
-use crate::result::{self, ToolResult};
 use crate::rustpad::http;
 use crate::rustpad::positions::Positions;
 use crate::rustpad::socket::{PadSocket, Track};
@@ -31,7 +29,7 @@ pub static TOOL: Tool = Tool {
     asks_first: false,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Untrusted::<Info>::json_schema,
     run,
 };
 
@@ -41,33 +39,19 @@ fn description() -> String {
     )
 }
 
-fn output() -> Fields {
-    schema::fields(
-        schema::joined(
-            schema::untrusted(),
-            json!({
-                "id": schema::string(),
-                "url": schema::string(),
-                "length_characters": schema::integer(),
-                "revision": schema::integer(),
-                "language": schema::string(),
-                "active_users": { "type": "array", "items": schema::string() },
-                "people": described(people::schema(), "Present when someone has a caret in the pad"),
-                "note": schema::string(),
-            }),
-        ),
-        &[
-            "untrusted",
-            "source",
-            "id",
-            "url",
-            "length_characters",
-            "revision",
-            "language",
-            "active_users",
-            "note",
-        ],
-    )
+/// What a look at a pad shows.
+#[derive(Serialize, JsonSchema)]
+struct Info {
+    id: String,
+    url: String,
+    length_characters: usize,
+    revision: u64,
+    language: String,
+    active_users: Vec<String>,
+    /// Present when someone has a caret in the pad
+    #[serde(skip_serializing_if = "People::is_empty")]
+    people: People,
+    note: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -79,24 +63,26 @@ struct Arguments<'a> {
 fn run(call: &Call) -> ToolResult {
     let Arguments { id: PadId(id) } = call.arguments()?;
     let socket = PadSocket::look(call.url, id, Track::LENGTH.with_people())?;
-    let mut payload = Map::new();
-    payload.insert("id".into(), json!(id));
-    payload.insert("url".into(), json!(call.url.share_link(id)));
-    payload.insert("length_characters".into(), json!(socket.document().len()));
-    payload.insert("revision".into(), json!(socket.revision()));
-    payload.insert(
-        "language".into(),
-        json!(socket.language().unwrap_or("plaintext (default)")),
-    );
-    payload.insert("active_users".into(), json!(socket.other_users()));
+    let length = socket.document().len();
+    let mut info = Info {
+        id: id.to_string(),
+        url: call.url.share_link(id),
+        length_characters: length,
+        revision: socket.revision(),
+        language: socket
+            .language()
+            .unwrap_or("plaintext (default)")
+            .to_string(),
+        active_users: socket.other_users(),
+        people: People::default(),
+        note: EPHEMERAL.to_string(),
+    };
     let positions: Vec<(String, Positions, bool)> = socket
         .people_positions()
         .into_iter()
         .map(|placed| (placed.name.to_string(), placed.positions.clone(), placed.writer))
         .collect();
-    let length = socket.document().len();
     socket.close();
-    let mut note = EPHEMERAL.to_string();
     if !positions.is_empty() {
         // Where people are is extra: a failed read leaves it out, not the rest.
         let text = http::pad_text(call.url, id).map(|text| ropey::Rope::from_str(&text));
@@ -105,18 +91,14 @@ fn run(call: &Call) -> ToolResult {
                 let named = positions
                     .iter()
                     .map(|(name, at, writer)| (name.as_str(), at, *writer));
-                let people = people::located(named, &text);
-                if !people.is_empty() {
-                    payload.insert("people".into(), people::to_json(&people));
-                }
+                info.people = people::located(named, &text);
             }
-            Ok(_) => note.push_str(" The pad changed while it was being looked at, so where people are working is left out: call again to see it."),
-            Err(error) => note.push_str(&format!(
+            Ok(_) => info.note.push_str(" The pad changed while it was being looked at, so where people are working is left out: call again to see it."),
+            Err(error) => info.note.push_str(&format!(
                 " Where people are working is left out: reading the pad's text failed ({}).",
                 error.message()
             )),
         }
     }
-    payload.insert("note".into(), json!(note));
-    result::untrusted(payload)
+    outcome::untrusted(&Untrusted::new(info))
 }

@@ -1,14 +1,11 @@
 //! `get_stats`: the Rustpad server's statistics, from its HTTP API.
 
-use serde_json::json;
-
 use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::args::NoArguments;
-use super::schema;
-use super::schema::Fields;
+use super::outcome::{self, ToolResult};
 use super::tool::{Annotations, Call, Tool};
-use crate::result::{self, ToolResult};
 use crate::rustpad::stats;
 
 pub static TOOL: Tool = Tool {
@@ -21,7 +18,7 @@ pub static TOOL: Tool = Tool {
     asks_first: false,
     waits: false,
     input: NoArguments::json_schema,
-    output,
+    output: Stats::json_schema,
     run,
 };
 
@@ -29,32 +26,24 @@ fn description() -> String {
     "Returns the Rustpad server's statistics: when it started, how many pads it holds in memory, and how many it has persisted to its database (0 without one).".to_string()
 }
 
-fn output() -> Fields {
-    schema::fields(
-        json!({
-            "start_time": { "type": "integer", "description": "Server start, Unix seconds" },
-            "start_time_iso": schema::string(),
-            "num_documents": schema::integer(),
-            "database_size": schema::integer(),
-        }),
-        &[
-            "start_time",
-            "start_time_iso",
-            "num_documents",
-            "database_size",
-        ],
-    )
+/// The statistics, in integers JavaScript clients can hold exactly.
+#[derive(Serialize, JsonSchema)]
+struct Stats {
+    /// Server start, Unix seconds
+    start_time: i64,
+    start_time_iso: String,
+    num_documents: u64,
+    database_size: u64,
 }
 
-/// Integers JavaScript clients can hold exactly.
 fn run(call: &Call) -> ToolResult {
     let stats = stats::read(call.url)?;
-    result::data(json!({
-        "start_time": stats.start_time,
-        "start_time_iso": iso8601(stats.start_time),
-        "num_documents": stats.num_documents,
-        "database_size": stats.database_size,
-    }))
+    outcome::data(&Stats {
+        start_time: stats.start_time,
+        start_time_iso: iso8601(stats.start_time),
+        num_documents: stats.num_documents,
+        database_size: stats.database_size,
+    })
 }
 
 fn iso8601(seconds: i64) -> String {

@@ -15,8 +15,8 @@ use operational_transform::OperationSeq;
 use ropey::Rope;
 
 use crate::guard;
-use crate::result::ToolError;
 use crate::text::{char_len, count, shared_ends};
+use crate::tools::outcome::ToolError;
 
 /// The most edits one call takes.
 pub const MAX_EDITS: usize = 100;

@@ -14,6 +14,7 @@ mod catalogue_docs;
 mod diff;
 mod edit_effect;
 pub mod locate;
+pub mod outcome;
 mod people;
 pub mod reading;
 mod schema;
@@ -26,10 +27,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::guard::{Answers, Guard, NoDialog, seal::Sealer};
-use crate::result::{ToolError, ToolResult};
 use crate::rustpad::url::RustpadUrl;
 use args::ConfirmToken;
-pub use schema::Fields;
+pub use outcome::{OUTCOME_KEY, ToolError, ToolOutput, ToolResult};
 pub use tool::{Annotations, Call, Tool};
 
 /// Declares each tool's module and lists its descriptor in [`ALL`].

@@ -3,11 +3,14 @@
 //! the text the result is about, bounded, with names cleaned like all pad
 //! content. And which of a batch's edits changed a line someone is on.
 
-use ropey::Rope;
-use serde_json::{Value, json};
+use std::borrow::Cow;
+use std::ops::Deref;
 
-use super::schema::{self, described};
-use crate::rustpad::positions::{MAX_PER_KIND, Positions};
+use ropey::Rope;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Serialize, Serializer};
+
+use crate::rustpad::positions::Positions;
 use crate::rustpad::state::PadState;
 
 /// People shown; the rest are counted.
@@ -16,23 +19,35 @@ pub const MAX_PEOPLE_SHOWN: usize = 20;
 pub const MAX_PLACES_SHOWN: usize = 40;
 
 /// One person's places in a text, kept to the ones inside it.
+#[derive(Serialize, JsonSchema)]
 pub struct Person {
+    /// The name they gave, with control characters removed
     pub name: String,
-    /// The connection is a write of rustpad-mcp's, as the pad's history
-    /// shows: its first entries are a writer's mark. Names prove nothing
-    /// (anyone may call themselves `rustpad-mcp`); a mark is harder to
-    /// come by, though anyone who sends raw edits can copy it.
+    // Whether the connection is a write of rustpad-mcp's, as the pad's
+    // history shows: its first entries are a writer's mark. Names prove
+    // nothing (anyone may call themselves `rustpad-mcp`); a mark is harder
+    // to come by, though anyone who sends raw edits can copy it.
+    /// True for a write of rustpad-mcp's under way, as the pad's history shows it (its connection's first entry is a writer's mark), whatever its name; a person who calls themselves rustpad-mcp is false
     pub this_server: bool,
-    /// Lines and columns of carets.
+    // Lines and columns of carets.
     cursors: Vec<Place>,
-    /// Start and end of selections.
-    selections: Vec<(Place, Place)>,
+    // Start and end of selections.
+    selections: Vec<Selection>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// A line and a column, both from 1.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, JsonSchema)]
 struct Place {
+    #[schemars(range(min = 1))]
     line: usize,
+    #[schemars(range(min = 1))]
     column: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Serialize, JsonSchema)]
+struct Selection {
+    start: Place,
+    end: Place,
 }
 
 impl Place {
@@ -43,10 +58,6 @@ impl Place {
             line: line + 1,
             column: offset - text.line_to_char(line) + 1,
         }
-    }
-
-    fn to_json(self) -> Value {
-        json!({ "line": self.line, "column": self.column })
     }
 }
 
@@ -60,20 +71,7 @@ impl Person {
             || self
                 .selections
                 .iter()
-                .any(|(start, end)| start.line <= last && end.line >= first)
-    }
-
-    fn to_json(&self) -> Value {
-        json!({
-            "name": self.name,
-            "this_server": self.this_server,
-            "cursors": self.cursors.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
-            "selections": self
-                .selections
-                .iter()
-                .map(|(start, end)| json!({ "start": start.to_json(), "end": end.to_json() }))
-                .collect::<Vec<_>>(),
-        })
+                .any(|Selection { start, end }| start.line <= last && end.line >= first)
     }
 
     fn sentence(&self) -> String {
@@ -82,7 +80,7 @@ impl Person {
             .iter()
             .map(|p| format!("caret at line {}, column {}", p.line, p.column))
             .collect();
-        places.extend(self.selections.iter().map(|(start, end)| {
+        places.extend(self.selections.iter().map(|Selection { start, end }| {
             format!(
                 "selection from line {}, column {} to line {}, column {}",
                 start.line, start.column, end.line, end.column
@@ -97,9 +95,28 @@ impl Person {
     }
 }
 
+/// Where the others who have the pad open have their carets and
+/// selections: lines and columns from 1, in characters (code points), in
+/// the text a result is about. At most
+/// [`MAX_PER_KIND`](crate::rustpad::positions::MAX_PER_KIND) carets and as
+/// many selections per person; a result shows at most [`MAX_PEOPLE_SHOWN`]
+/// people and [`MAX_PLACES_SHOWN`] positions in all, and counts the rest;
+/// positions past the end of the pad are left out. Each result's field
+/// says what the text is.
+#[derive(Default)]
+pub struct People(Vec<Person>);
+
+impl Deref for People {
+    type Target = [Person];
+
+    fn deref(&self) -> &[Person] {
+        &self.0
+    }
+}
+
 /// Everyone named in `state` with a caret or selection in `text` (the text
 /// at the state's revision), in connection order.
-pub fn in_text(state: &PadState, text: &Rope) -> Vec<Person> {
+pub fn in_text(state: &PadState, text: &Rope) -> People {
     let placed = state.people_positions();
     located(placed.iter().map(|p| (p.name, p.positions, p.writer)), text)
 }
@@ -109,9 +126,9 @@ pub fn in_text(state: &PadState, text: &Rope) -> Vec<Person> {
 pub fn located<'a>(
     positions: impl IntoIterator<Item = (&'a str, &'a Positions, bool)>,
     text: &Rope,
-) -> Vec<Person> {
+) -> People {
     let length = text.len_chars() as u64;
-    positions
+    let people = positions
         .into_iter()
         .map(|(name, positions, this_server)| {
             let inside = positions.within(length);
@@ -126,94 +143,83 @@ pub fn located<'a>(
                 selections: inside
                     .selections
                     .iter()
-                    .map(|&(start, end)| (Place::of(text, start), Place::of(text, end)))
+                    .map(|&(start, end)| Selection {
+                        start: Place::of(text, start),
+                        end: Place::of(text, end),
+                    })
                     .collect(),
             }
         })
         .filter(|person| !person.cursors.is_empty() || !person.selections.is_empty())
-        .collect()
+        .collect();
+    People(people)
 }
 
-/// The people a result shows, within both limits.
-fn shown(people: &[Person]) -> &[Person] {
-    let mut places = 0;
-    let count = people
-        .iter()
-        .take(MAX_PEOPLE_SHOWN)
-        .take_while(|person| {
-            places += person.cursors.len() + person.selections.len();
-            places <= MAX_PLACES_SHOWN
-        })
-        .count();
-    &people[..count]
-}
+impl People {
+    /// Nobody has a caret or selection in the text: a result leaves its
+    /// `people` out.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 
-/// The `people` field of a result.
-pub fn to_json(people: &[Person]) -> Value {
-    json!(
-        shown(people)
+    /// The people a result shows, within both limits.
+    fn shown(&self) -> &[Person] {
+        let mut places = 0;
+        let count = self
             .iter()
-            .map(Person::to_json)
-            .collect::<Vec<_>>()
-    )
+            .take(MAX_PEOPLE_SHOWN)
+            .take_while(|person| {
+                places += person.cursors.len() + person.selections.len();
+                places <= MAX_PLACES_SHOWN
+            })
+            .count();
+        &self[..count]
+    }
+
+    /// The lines a result's text block adds about them, if any.
+    pub fn listing(&self) -> Option<String> {
+        if self.is_empty() {
+            return None;
+        }
+        let shown = self.shown();
+        let mut lines: Vec<String> = shown.iter().map(Person::sentence).collect();
+        if self.len() > shown.len() {
+            lines.push(format!("and {} more not listed", self.len() - shown.len()));
+        }
+        Some(format!("Where people are working:\n{}", lines.join("\n")))
+    }
+
+    /// Characters the `people` field and its listing take in a result.
+    pub fn cost(&self) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        let field = serde_json::to_string(self).map_or(0, |json| json.chars().count());
+        field + self.listing().map_or(0, |l| l.chars().count())
+    }
 }
 
-/// The lines a result's text block adds about them, if any.
-pub fn listing(people: &[Person]) -> Option<String> {
-    if people.is_empty() {
-        return None;
+/// A result's `people` field: those it shows.
+impl Serialize for People {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.shown())
     }
-    let shown = shown(people);
-    let mut lines: Vec<String> = shown.iter().map(Person::sentence).collect();
-    if people.len() > shown.len() {
-        lines.push(format!(
-            "and {} more not listed",
-            people.len() - shown.len()
-        ));
-    }
-    Some(format!("Where people are working:\n{}", lines.join("\n")))
 }
 
-/// Characters the `people` field and its listing take in a result.
-pub fn cost(people: &[Person]) -> usize {
-    if people.is_empty() {
-        return 0;
+impl JsonSchema for People {
+    fn inline_schema() -> bool {
+        true
     }
-    to_json(people).to_string().chars().count() + listing(people).map_or(0, |l| l.chars().count())
-}
 
-/// The schema of the `people` field.
-pub fn schema() -> Value {
-    let place = json!({
-        "type": "object",
-        "properties": { "line": schema::line_number(), "column": schema::line_number() },
-        "required": ["line", "column"],
-        "additionalProperties": false,
-    });
-    json!({
-        "type": "array",
-        "maxItems": MAX_PEOPLE_SHOWN,
-        "description": format!("Where the others who have the pad open have their carets and selections: lines and columns from 1, in characters (code points), in the text this result is about. At most {MAX_PER_KIND} carets and {MAX_PER_KIND} selections per person, {MAX_PEOPLE_SHOWN} people and {MAX_PLACES_SHOWN} positions in all; positions past the end of the pad are left out"),
-        "items": {
-            "type": "object",
-            "properties": {
-                "name": described(schema::string(), "The name they gave, with control characters removed"),
-                "this_server": described(schema::boolean(), "True for a write of rustpad-mcp's under way, as the pad's history shows it (its connection's first entry is a writer's mark), whatever its name; a person who calls themselves rustpad-mcp is false"),
-                "cursors": { "type": "array", "items": place },
-                "selections": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": { "start": place, "end": place },
-                        "required": ["start", "end"],
-                        "additionalProperties": false,
-                    },
-                },
-            },
-            "required": ["name", "this_server", "cursors", "selections"],
-            "additionalProperties": false,
-        },
-    })
+    fn schema_name() -> Cow<'static, str> {
+        "People".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let mut schema = Vec::<Person>::json_schema(generator);
+        schema.insert("maxItems".into(), MAX_PEOPLE_SHOWN.into());
+        schema
+    }
 }
 
 #[cfg(test)]
@@ -234,15 +240,16 @@ mod tests {
         let places: Vec<(usize, usize)> = ana.cursors.iter().map(|p| (p.line, p.column)).collect();
         // The end of the pad counts; past it does not.
         assert_eq!(places, [(1, 1), (2, 3), (3, 1)]);
-        assert_eq!(ana.selections[0].0, Place { line: 1, column: 2 });
-        assert_eq!(ana.selections[0].1, Place { line: 2, column: 4 });
+        assert_eq!(ana.selections[0].start, Place { line: 1, column: 2 });
+        assert_eq!(ana.selections[0].end, Place { line: 2, column: 4 });
         assert!(ana.is_on(2, 2) && ana.is_on(3, 9) && !ana.is_on(4, 4));
         assert!(
-            listing(&people)
+            people
+                .listing()
                 .unwrap()
                 .contains("Ana: caret at line 1, column 1;")
         );
         let nobody = located([("Bo", &positions(r#"{"cursors":[50]}"#), false)], &text);
-        assert!(nobody.is_empty() && listing(&nobody).is_none());
+        assert!(nobody.is_empty() && nobody.listing().is_none());
     }
 }

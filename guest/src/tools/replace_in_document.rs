@@ -5,21 +5,19 @@
 use operational_transform::OperationSeq;
 use ropey::Rope;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::args::{Flag, NonEmptyText, PadId, Text};
 use super::catalogue::removals_counted;
-use super::schema;
+use super::outcome::{ToolError, ToolResult};
 use super::session::{
-    check_limit, judge_removal, pad_of, take_place, text_of, with_session, written, undo_fields, with_fields
+    Revertible, Written, check_limit, judge_removal, pad_of, take_place, text_of, undo_fields,
+    with_session, written,
 };
-use super::schema::Fields;
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
 use crate::guard::removal::{Change, Removal};
 use crate::guard::{self, Proposal};
-use crate::result::{ToolError, ToolResult};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::{Builder, find_literal};
 use crate::rustpad::socket::{Queue, Track};
@@ -30,17 +28,12 @@ pub static TOOL: Tool = Tool {
     title: "Find and replace in a pad",
     summary: "Replace an exact string via OT; asks a person first when it changes more than one place or removes most of the pad",
     description,
-    annotations: Annotations {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    },
+    annotations: Annotations::DESTRUCTIVE,
     essential: false,
     asks_first: true,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Written::<Revertible<Replacements>>::json_schema,
     run,
 };
 
@@ -51,14 +44,10 @@ fn description() -> String {
     )
 }
 
-fn output() -> Fields {
-    schema::written(
-        schema::joined(
-            schema::undoable(),
-            json!({ "replacements": schema::integer() }),
-        ),
-        &["replacements"],
-    )
+/// What `replace_in_document` adds to a write's result.
+#[derive(Serialize, JsonSchema)]
+struct Replacements {
+    replacements: usize,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -150,7 +139,10 @@ fn run(call: &Call) -> ToolResult {
         id,
         format!("Replaced {replacements} {plural} in pad \"{id}\"."),
         after,
-        with_fields(json!({ "replacements": replacements }), undo),
+        Revertible {
+            undo,
+            own: Replacements { replacements },
+        },
     )
 }
 
@@ -276,6 +268,7 @@ fn match_lines(text: &str, matches: &[(usize, usize)]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn match_lines_counts_newlines_before_each_match() {

@@ -10,14 +10,15 @@
 use std::time::Duration;
 
 use operational_transform::OperationSeq;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::catalogue::EPHEMERAL;
+use super::outcome::{self, FromRustpad, ToolError, ToolResult};
 use super::tool::Call;
 use crate::grants;
 use crate::guard::Pad;
 use crate::guard::removal::{self, Change, Ledger, Removal};
-use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::change::Handle;
 use crate::rustpad::socket::{PadSocket, PadState, Queue, Track};
 use crate::rustpad::url::RustpadUrl;
@@ -101,36 +102,51 @@ pub fn judge_removal(
     Ok(ledger.judge(socket.document().len(), operation))
 }
 
-/// What undoing the session's own edit needs, for a write's result:
-/// `change` (see [`Handle`]), `base_before` and `base`; nothing when the
-/// session made no edit, and no `change` when Rustpad's start time cannot
-/// be read (the edit stands either way).
-pub fn undo_fields(socket: &PadSocket, call: &Call) -> Value {
-    let Some(edit) = socket.own_edit() else {
-        return json!({});
-    };
-    let before = edit.base_before();
-    let mut fields = json!({
-        "base_before": before.to_string(),
-        "base": edit.base_after().to_string(),
-    });
-    if let (Some(connection), Ok(started)) = (socket.me(), call.rustpad_started()) {
-        let handle = Handle {
-            before,
-            connection,
-            started,
-        };
-        fields["change"] = json!(handle.to_string());
-    }
-    fields
+/// What undoing a write's own edit needs, in its result; all absent when
+/// it wrote nothing.
+#[derive(Default, Serialize, JsonSchema)]
+pub struct Undoable {
+    /// Names this write's change: pass it to revert_changes to take back exactly this change (while Rustpad keeps the pad's history)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+    /// The base just before this write's change: the text it was made on
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_before: Option<String>,
+    /// The base just after this write's change
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
 }
 
-/// `extra` with the fields of `more` added.
-pub fn with_fields(mut extra: Value, more: Value) -> Value {
-    if let (Some(extra), Value::Object(more)) = (extra.as_object_mut(), more) {
-        extra.extend(more);
+/// A write's own fields (`T`), after what taking the write back needs.
+#[derive(Serialize, JsonSchema)]
+pub struct Revertible<T> {
+    #[serde(flatten)]
+    pub undo: Undoable,
+    #[serde(flatten)]
+    pub own: T,
+}
+
+/// What undoing the session's own edit needs (see [`Undoable`]): nothing when
+/// the session made no edit, and no `change` (see [`Handle`]) when
+/// Rustpad's start time cannot be read (the edit stands either way).
+pub fn undo_fields(socket: &PadSocket, call: &Call) -> Undoable {
+    let Some(edit) = socket.own_edit() else {
+        return Undoable::default();
+    };
+    let before = edit.base_before();
+    let change = match (socket.me(), call.rustpad_started()) {
+        (Some(connection), Ok(started)) => Some(Handle {
+            before: before.clone(),
+            connection,
+            started,
+        }),
+        _ => None,
+    };
+    Undoable {
+        change: change.map(|handle| handle.to_string()),
+        base_before: Some(before.to_string()),
+        base: Some(edit.base_after().to_string()),
     }
-    extra
 }
 
 /// Refuses a write that would make the pad longer than Rustpad allows.
@@ -143,31 +159,45 @@ pub fn check_limit(length: usize) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// A write's structured content: the fields every write has, then `extra`.
-pub fn outcome(url: &RustpadUrl, id: &str, characters: usize, note: &str, extra: Value) -> Value {
-    let mut structured = json!({
-        "id": id,
-        "url": url.share_link(id),
-        "characters": characters,
-        "note": note,
-    });
-    if let (Some(all), Value::Object(extra)) = (structured.as_object_mut(), extra) {
-        all.extend(extra);
-    }
-    structured
+/// A write's result: the fields every write has, then the tool's own.
+#[derive(Serialize, JsonSchema)]
+pub struct Written<T> {
+    pub id: String,
+    /// Share link: anyone who has it can read and edit the pad
+    pub url: String,
+    /// Length of the pad after the write, in characters (code points)
+    pub characters: usize,
+    pub note: String,
+    #[serde(flatten)]
+    pub own: T,
 }
 
+impl<T> Written<T> {
+    pub fn new(url: &RustpadUrl, id: &str, characters: usize, note: &str, own: T) -> Written<T> {
+        Written {
+            id: id.to_string(),
+            url: url.share_link(id),
+            characters,
+            note: note.to_string(),
+            own,
+        }
+    }
+}
+
+/// A write whose own fields are from Rustpad says so in them.
+impl<T: FromRustpad> FromRustpad for Written<T> {}
+
 /// The result of a write that changed the pad: the sentence, then the link.
-pub fn written(
+pub fn written<T: Serialize>(
     url: &RustpadUrl,
     id: &str,
     sentence: String,
     characters: usize,
-    extra: Value,
+    own: T,
 ) -> ToolResult {
     let link = url.share_link(id);
-    result::reported(
+    outcome::reported(
         format!("{sentence}\nLink: {link}"),
-        outcome(url, id, characters, EPHEMERAL, extra),
+        &Written::new(url, id, characters, EPHEMERAL, own),
     )
 }

@@ -3,19 +3,14 @@
 
 use ropey::Rope;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::args::{PadId, Text};
-use super::schema;
-use super::session::{
-    outcome, pad_of, take_place, text_of, undo_fields, with_fields, with_session, written,
-};
-use super::schema::Fields;
+use super::outcome::{self, ToolResult};
+use super::session::{Revertible, Undoable, Written, pad_of, take_place, text_of, undo_fields, with_session, written};
 use super::tool::{Annotations, Call, Tool};
 use crate::digest;
 use crate::guard::Proposal;
-use crate::result::{self, ToolResult};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
 use crate::rustpad::socket::Track;
@@ -26,17 +21,12 @@ pub static TOOL: Tool = Tool {
     title: "Replace a pad's content",
     summary: "Replace the whole content; asks a person first when the pad is not empty",
     description,
-    annotations: Annotations {
-        read_only: false,
-        destructive: true,
-        idempotent: true,
-        open_world: false,
-    },
+    annotations: Annotations::DESTRUCTIVE_IDEMPOTENT,
     essential: true,
     asks_first: true,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Written::<Revertible<Replaced>>::json_schema,
     run,
 };
 
@@ -44,14 +34,11 @@ fn description() -> String {
     "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content can be got back (with revert_changes and the change this call returns) only while Rustpad keeps the pad's history. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string()
 }
 
-fn output() -> Fields {
-    schema::written(
-        schema::joined(
-            schema::undoable(),
-            json!({ "changed": schema::boolean(), "characters_before": schema::integer() }),
-        ),
-        &["changed", "characters_before"],
-    )
+/// What `set_document` adds to a write's result.
+#[derive(Serialize, JsonSchema)]
+struct Replaced {
+    changed: bool,
+    characters_before: usize,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -82,7 +69,7 @@ fn run(call: &Call) -> ToolResult {
         let before = socket.document().len();
         let old = text_of(socket)?;
         if old == text {
-            return Ok((before, before, false, json!({})));
+            return Ok((before, before, false, Undoable::default()));
         }
         if before > 0 {
             let proposal = Proposal {
@@ -113,15 +100,16 @@ fn run(call: &Call) -> ToolResult {
         Ok((before, socket.document().len(), true, undo_fields(socket, call)))
     })?;
     if !changed {
-        return result::reported(
+        let unchanged = Revertible {
+            undo,
+            own: Replaced {
+                changed: false,
+                characters_before: before,
+            },
+        };
+        return outcome::reported(
             format!("Pad \"{id}\" already has exactly this content; nothing was written."),
-            outcome(
-                call.url,
-                id,
-                after,
-                "Nothing was written.",
-                json!({ "changed": false, "characters_before": before }),
-            ),
+            &Written::new(call.url, id, after, "Nothing was written.", unchanged),
         );
     }
     written(
@@ -132,7 +120,13 @@ fn run(call: &Call) -> ToolResult {
             count(new_length, "character")
         ),
         after,
-        with_fields(json!({ "changed": true, "characters_before": before }), undo),
+        Revertible {
+            undo,
+            own: Replaced {
+                changed: true,
+                characters_before: before,
+            },
+        },
     )
 }
 

@@ -2,16 +2,13 @@
 //! has it open sees change.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::args::{Language, PadId};
 use super::catalogue::EPHEMERAL;
-use super::schema::{self, described};
-use super::session::{outcome, with_session};
-use super::schema::Fields;
+use super::outcome::{self, ToolResult};
+use super::session::{Written, with_session};
 use super::tool::{Annotations, Call, Tool};
-use crate::result::{self, ToolResult};
 use crate::rustpad::socket::Track;
 
 pub static TOOL: Tool = Tool {
@@ -19,17 +16,12 @@ pub static TOOL: Tool = Tool {
     title: "Set a pad's editor language",
     summary: "Set the syntax-highlighting language",
     description,
-    annotations: Annotations {
-        read_only: false,
-        destructive: false,
-        idempotent: true,
-        open_world: false,
-    },
+    annotations: Annotations::ADDITIVE_IDEMPOTENT,
     essential: false,
     asks_first: false,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Written::<LanguageSet>::json_schema,
     run,
 };
 
@@ -37,14 +29,13 @@ fn description() -> String {
     "Sets a pad's syntax-highlighting language (a Monaco language id such as \"markdown\", \"python\" or \"rust\"). Everyone who has the pad open sees the change; the last one set wins.".to_string()
 }
 
-fn output() -> Fields {
-    schema::written(
-        json!({
-            "language": schema::string(),
-            "language_before": described(schema::string(), "The pad's language before this call, when it had one: set it again to go back (revert_changes does not undo languages)"),
-        }),
-        &["language"],
-    )
+/// What `set_language` adds to a write's result.
+#[derive(Serialize, JsonSchema)]
+struct LanguageSet {
+    language: String,
+    /// The pad's language before this call, when it had one: set it again to go back (revert_changes does not undo languages)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    language_before: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -65,18 +56,12 @@ fn run(call: &Call) -> ToolResult {
         socket.set_language(language)?;
         Ok((socket.document().len(), before))
     })?;
-    let mut extra = json!({ "language": language });
-    if let Some(before) = before {
-        extra["language_before"] = json!(before);
-    }
-    result::reported(
+    let set = LanguageSet {
+        language: language.to_string(),
+        language_before: before,
+    };
+    outcome::reported(
         format!("Set the language of pad \"{id}\" to {language}."),
-        outcome(
-            call.url,
-            id,
-            characters,
-            EPHEMERAL,
-            extra,
-        ),
+        &Written::new(call.url, id, characters, EPHEMERAL, set),
     )
 }

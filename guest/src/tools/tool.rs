@@ -7,15 +7,13 @@
 use std::cell::OnceCell;
 use std::fmt;
 
-use schemars::generate::SchemaSettings;
-use schemars::{Schema, SchemaGenerator};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::args::{self, ConfirmToken};
-use super::schema::{self, Fields};
+use super::outcome::{ToolError, ToolResult};
+use super::schema::{self, Derive};
 use crate::guard::{Guard, Pad, Proposal, Verdict};
-use crate::result::{ToolError, ToolResult};
 use crate::rustpad::stats;
 use crate::rustpad::url::RustpadUrl;
 
@@ -35,6 +33,30 @@ impl Annotations {
         destructive: false,
         idempotent: true,
         open_world: false,
+    };
+    /// A write that only adds, and adds again when called again (an append).
+    pub const ADDITIVE: Annotations = Annotations {
+        read_only: false,
+        idempotent: false,
+        ..Annotations::READ
+    };
+    /// A write that only adds or sets, and that the same call again leaves
+    /// as it is (a new pad, a language).
+    pub const ADDITIVE_IDEMPOTENT: Annotations = Annotations {
+        idempotent: true,
+        ..Annotations::ADDITIVE
+    };
+    /// A write that may remove what is there, and removes again when called
+    /// again (edits, replacements, reverts).
+    pub const DESTRUCTIVE: Annotations = Annotations {
+        destructive: true,
+        ..Annotations::ADDITIVE
+    };
+    /// A write that may remove what is there, and that the same call again
+    /// leaves as it is (a whole new content).
+    pub const DESTRUCTIVE_IDEMPOTENT: Annotations = Annotations {
+        idempotent: true,
+        ..Annotations::DESTRUCTIVE
     };
 }
 
@@ -58,9 +80,10 @@ pub struct Tool {
     pub waits: bool,
     /// Its own arguments, in the order they are checked: the schema its
     /// `Arguments` struct derives (`Arguments::json_schema`).
-    pub input: fn(&mut SchemaGenerator) -> Schema,
-    /// What its `structuredContent` holds.
-    pub output: fn() -> Fields,
+    pub input: Derive,
+    /// What its `structuredContent` holds: the schema of the type its
+    /// results are made of (see [`super::outcome`]).
+    pub output: Derive,
     pub run: fn(&Call) -> ToolResult,
 }
 
@@ -73,61 +96,59 @@ impl Tool {
     /// The input schema `tools/list` shows: the properties and required
     /// names its arguments struct derives, in an object that takes no others.
     pub fn input_schema(&self) -> Value {
-        let mut generator = SchemaSettings::draft2020_12()
-            .with(|settings| {
-                settings.meta_schema = None;
-                settings.inline_subschemas = true;
-            })
-            .into_generator();
+        let mut generator = schema::input_generator();
         let derived = Value::from((self.input)(&mut generator));
-        let mut properties = derived.get("properties").cloned().unwrap_or(json!({}));
-        let required = derived.get("required").cloned().unwrap_or(json!([]));
-        if let Some(properties) = properties.as_object_mut() {
-            for (name, property) in properties.iter_mut() {
-                if !required
-                    .as_array()
-                    .is_some_and(|r| r.contains(&json!(name)))
-                {
-                    never_null(property);
-                }
+        let mut properties = match derived.get("properties") {
+            Some(Value::Object(properties)) => properties.clone(),
+            _ => Map::new(),
+        };
+        let required = match derived.get("required") {
+            Some(Value::Array(required)) => required.clone(),
+            _ => Vec::new(),
+        };
+        // An optional argument is left out when it is not wanted, never sent as `null`.
+        for (name, property) in properties.iter_mut() {
+            if let Value::Object(property) = property
+                && !required.iter().any(|r| r == name)
+            {
+                schema::never_null(property);
             }
         }
         if self.asks_first {
-            properties["confirm_token"] = generator.subschema_for::<ConfirmToken>().into();
+            let token = generator.subschema_for::<ConfirmToken>().into();
+            properties.insert("confirm_token".into(), token);
         }
-        json!({
-            "type": "object",
-            "properties": properties,
-            "required": required,
-            "additionalProperties": false,
-        })
+        let object = ObjectSchema {
+            kind: "object",
+            properties,
+            required,
+            additional_properties: false,
+        };
+        serde_json::to_value(object).expect("a schema is plain JSON")
     }
 
     pub fn output_schema(&self) -> Value {
-        let Fields {
-            properties,
-            required,
-        } = (self.output)();
-        schema::object(properties, &required)
+        schema::output(self.output)
     }
 
     /// The entry `tools/list` shows for this tool.
     pub fn definition(&self) -> Value {
         let hints = self.annotations;
-        json!({
-            "name": self.name,
-            "title": self.title,
-            "description": (self.description)(),
-            "inputSchema": self.input_schema(),
-            "outputSchema": self.output_schema(),
-            "annotations": {
-                "title": self.title,
-                "readOnlyHint": hints.read_only,
-                "destructiveHint": hints.destructive,
-                "idempotentHint": hints.idempotent,
-                "openWorldHint": hints.open_world,
+        let definition = Definition {
+            name: self.name,
+            title: self.title,
+            description: (self.description)(),
+            input_schema: self.input_schema(),
+            output_schema: self.output_schema(),
+            annotations: Hints {
+                title: self.title,
+                read_only_hint: hints.read_only,
+                destructive_hint: hints.destructive,
+                idempotent_hint: hints.idempotent,
+                open_world_hint: hints.open_world,
             },
-        })
+        };
+        serde_json::to_value(definition).expect("a tool definition is plain JSON")
     }
 
     /// The argument names its schema lists, in order, and those required.
@@ -150,29 +171,38 @@ impl Tool {
     }
 }
 
-/// An optional argument is left out when it is not wanted, never sent as
-/// `null`: schemars derives an `Option` field as nullable, which is taken back
-/// here so that the schema says what the tools ask for.
-fn never_null(property: &mut Value) {
-    if let Some(Value::Array(types)) = property.get_mut("type") {
-        types.retain(|kind| kind != "null");
-        if let [only] = types.as_slice() {
-            let only = only.clone();
-            property["type"] = only;
-        }
-    }
-    let nullable = property
-        .get("anyOf")
-        .and_then(Value::as_array)
-        .filter(|any| any.len() == 2 && any[1] == json!({ "type": "null" }))
-        .map(|any| any[0].clone());
-    if let Some(schema) = nullable {
-        let description = property.get("description").cloned();
-        *property = schema;
-        if let Some(description) = description {
-            property["description"] = description;
-        }
-    }
+/// A tool's entry in `tools/list`, as MCP's `Tool` has it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Definition {
+    name: &'static str,
+    title: &'static str,
+    description: String,
+    input_schema: Value,
+    output_schema: Value,
+    annotations: Hints,
+}
+
+/// MCP's `ToolAnnotations`: the title again, and the four hints.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Hints {
+    title: &'static str,
+    read_only_hint: bool,
+    destructive_hint: bool,
+    idempotent_hint: bool,
+    open_world_hint: bool,
+}
+
+/// An input schema: an object of the tool's arguments and no others.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ObjectSchema {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+    additional_properties: bool,
 }
 
 /// Tools are told apart by name: each is a `static`, and the catalogue

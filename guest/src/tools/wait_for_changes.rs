@@ -13,18 +13,15 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
 use serde::de::{self, Deserializer, Visitor};
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use super::args::{GivenBase, PadId};
-use super::diff::Diff;
-use super::get_changes::{self, Found, changes, stale_base};
+use super::get_changes::{Found, changes, stale_base};
+use super::outcome::{self, ToolError, ToolResult, Untrusted};
 use super::people;
-use super::schema::{self, Fields, described};
 use super::tool::{Annotations, Call, Tool};
 use crate::grants::KNOWS_OWN_WRITES;
-use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::base::Base;
 use crate::rustpad::socket::{PadSocket, Track};
 use crate::rustpad::watch::{self, Settle, Whose};
@@ -41,7 +38,7 @@ const WAIT: Tool = Tool {
     asks_first: false,
     waits: true,
     input: Arguments::json_schema,
-    output,
+    output: Untrusted::<Waited>::json_schema,
     run,
 };
 
@@ -81,21 +78,16 @@ fn follow_description() -> String {
     )
 }
 
-fn output() -> Fields {
-    let Fields {
-        mut properties,
-        mut required,
-    } = get_changes::output();
-    properties["timed_out"] = described(
-        schema::boolean(),
-        "Nobody else changed the pad in time: changed is false and base is the one given; call again with it to go on waiting",
-    );
-    properties["waited_ms"] = described(schema::integer(), "How long the call waited");
-    required.extend(["timed_out", "waited_ms"]);
-    Fields {
-        properties,
-        required,
-    }
+/// What a wait returns: what changed (nothing, when it timed out), and how
+/// the wait went.
+#[derive(Serialize, JsonSchema)]
+struct Waited {
+    #[serde(flatten)]
+    found: Found,
+    /// Nobody else changed the pad in time: changed is false and base is the one given; call again with it to go on waiting
+    timed_out: bool,
+    /// How long the call waited
+    waited_ms: u64,
 }
 
 /// A wait's length in seconds, from 1 to [`MAX_WAIT_SECONDS`].
@@ -170,7 +162,7 @@ fn wait_for(call: &Call, tool: &'static str, whose: Whose) -> ToolResult {
     let mut socket = PadSocket::look(call.url, id, track)?;
     let outcome = wait(&mut socket, id, &base, whose, deadline);
     let answer = outcome.and_then(|changed| {
-        let waited = Waited {
+        let waited = HowItWent {
             tool,
             whose,
             started,
@@ -202,36 +194,38 @@ fn wait(
 }
 
 /// How a wait went, for its answer: which tool waited, for whose change, and how long.
-struct Waited {
+struct HowItWent {
     tool: &'static str,
     whose: Whose,
     started: Instant,
     seconds: u64,
 }
 
-fn answer(socket: &PadSocket, id: &str, base: &Base, changed: bool, how: Waited) -> ToolResult {
-    let Waited {
+fn answer(socket: &PadSocket, id: &str, base: &Base, changed: bool, how: HowItWent) -> ToolResult {
+    let HowItWent {
         tool,
         whose,
         started,
         seconds,
     } = how;
-    let waited = started.elapsed().as_millis() as u64;
+    let waited_ms = started.elapsed().as_millis() as u64;
     let hosts_note = (!KNOWS_OWN_WRITES).then_some(
         " This server runs where calls keep nothing between them, so its own writes end a wait too.",
     );
     if changed {
-        let mut changes = changes(socket, id, base)?;
-        let next = changes.payload["base"].clone();
-        changes.payload.insert("timed_out".into(), json!(false));
-        changes.payload.insert("waited_ms".into(), json!(waited));
-        changes.summary = format!(
+        let changes = changes(socket, id, base)?;
+        let summary = format!(
             "{} To wait for the next change, call {tool} with base {}.{}",
             changes.summary,
-            next.as_str().unwrap_or_default(),
+            changes.found.base,
             hosts_note.unwrap_or_default()
         );
-        return changes.into_result();
+        let waited = Waited {
+            found: changes.found,
+            timed_out: false,
+            waited_ms,
+        };
+        return outcome::untrusted_listing(&summary, &changes.body, &Untrusted::new(waited));
     }
     let revision = socket.revision();
     let people = socket
@@ -246,25 +240,25 @@ fn answer(socket: &PadSocket, id: &str, base: &Base, changed: bool, how: Waited)
         "{nobody} changed pad \"{id}\" in {seconds} s. To go on waiting, call {tool} again with base {base}.{}",
         hosts_note.unwrap_or_default()
     );
-    let nothing = Diff {
-        text: String::new(),
-        cut: false,
-    };
-    let mut payload = Found {
-        id,
+    let body = people.listing().unwrap_or_default();
+    let found = Found {
+        id: id.to_string(),
         since_revision: base.revision,
         revision,
         base: base.to_string(),
-        operations: 0,
-        authors: &[],
         changed: false,
-        diff: Some(&nothing),
-        people: &people,
-    }
-    .payload();
-    payload.insert("timed_out".into(), json!(true));
-    payload.insert("waited_ms".into(), json!(waited));
-    payload.insert("note".into(), json!(note));
-    let body = people::listing(&people).unwrap_or_default();
-    result::untrusted_listing(&note, &body, payload)
+        operations: 0,
+        authors: Vec::new(),
+        diff: String::new(),
+        diff_cut: false,
+        too_different: false,
+        people,
+        note: Some(note.clone()),
+    };
+    let waited = Waited {
+        found,
+        timed_out: true,
+        waited_ms,
+    };
+    outcome::untrusted_listing(&note, &body, &Untrusted::new(waited))
 }

@@ -8,10 +8,11 @@
 //! that ends with a line break has an empty last line, as an editor shows it.
 
 use ropey::Rope;
-use serde_json::{Map, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
-use super::people;
-use crate::result::{self, ToolError, ToolResult};
+use super::outcome::ToolError;
+use super::people::{self, People};
 use crate::rustpad::base::Base;
 use crate::rustpad::socket::{PadSocket, Track};
 use crate::rustpad::url::RustpadUrl;
@@ -26,6 +27,42 @@ pub struct LineWindow {
     pub end: Option<usize>,
 }
 
+/// What a `get_document` result holds of a window and a whole read does not.
+#[derive(Serialize, JsonSchema)]
+pub struct Window {
+    /// Window only: the pad's revision the text is from
+    revision: u64,
+    /// Window only: names this revision and its text, for edit_document
+    base: String,
+    /// Window only: the first line shown
+    #[schemars(range(min = 1))]
+    start_line: usize,
+    /// Window only: the last line shown (partly, if that line alone was too long)
+    #[schemars(range(min = 1))]
+    end_line: usize,
+    /// Window only: lines in the pad
+    #[schemars(range(min = 1))]
+    total_lines: usize,
+    /// Window only: present when the window was cut; the line to start the next window at
+    #[schemars(range(min = 1))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    continue_from: Option<usize>,
+}
+
+/// A window as read: its fields, the text shown, and what the text block says.
+pub struct WindowRead {
+    pub window: Window,
+    pub text: String,
+    /// Whether the window was cut to fit the result.
+    pub truncated: bool,
+    pub people: People,
+    pub note: Option<String>,
+    /// This server's sentence about the window.
+    pub summary: String,
+    /// Pad content: the numbered lines, and where people are.
+    pub body: String,
+}
+
 /// Lines `first..=last` as shown: their text, and whether the last one was cut.
 struct Shown {
     text: String,
@@ -35,7 +72,11 @@ struct Shown {
     removed_controls: usize,
 }
 
-pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult {
+pub fn get_window(
+    url: &RustpadUrl,
+    id: &str,
+    window: &LineWindow,
+) -> Result<WindowRead, ToolError> {
     let socket = PadSocket::look(url, id, Track::TEXT)?;
     let read = socket.text().cloned();
     let revision = socket.revision();
@@ -61,7 +102,7 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
     }
     let last = asked_last.min(total);
     let base = Base::of(revision, &rope.to_string());
-    let budget = MAX_RESULT_CHARS - RESULT_OVERHEAD - people::cost(&people);
+    let budget = MAX_RESULT_CHARS - RESULT_OVERHEAD - people.cost();
     let shown = show_lines(&rope, first, last, budget);
     let truncated = shown.last < last || shown.cut_line.is_some();
     let continue_from = (truncated && shown.last < total).then_some(shown.last + 1);
@@ -89,24 +130,6 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
         ));
     }
 
-    let mut payload = Map::new();
-    payload.insert("id".into(), json!(id));
-    payload.insert("text".into(), json!(shown.text));
-    payload.insert("revision".into(), json!(revision));
-    payload.insert("base".into(), json!(base.to_string()));
-    payload.insert("start_line".into(), json!(first));
-    payload.insert("end_line".into(), json!(shown.last));
-    payload.insert("total_lines".into(), json!(total));
-    payload.insert("truncated".into(), json!(truncated));
-    if let Some(next) = continue_from {
-        payload.insert("continue_from".into(), json!(next));
-    }
-    if !people.is_empty() {
-        payload.insert("people".into(), people::to_json(&people));
-    }
-    if !notes.is_empty() {
-        payload.insert("note".into(), json!(notes.join(" ")));
-    }
     let lines = if shown.last == first {
         format!("line {first}")
     } else {
@@ -117,11 +140,26 @@ pub fn get_window(url: &RustpadUrl, id: &str, window: &LineWindow) -> ToolResult
         notes.iter().map(|n| format!(" {n}")).collect::<String>()
     );
     let mut body = numbered(&shown.text, first, shown.last);
-    if let Some(listing) = people::listing(&people) {
+    if let Some(listing) = people.listing() {
         body.push_str("\n\n");
         body.push_str(&listing);
     }
-    result::untrusted_listing(&summary, &body, payload)
+    Ok(WindowRead {
+        window: Window {
+            revision,
+            base: base.to_string(),
+            start_line: first,
+            end_line: shown.last,
+            total_lines: total,
+            continue_from,
+        },
+        text: shown.text,
+        truncated,
+        people,
+        note: (!notes.is_empty()).then(|| notes.join(" ")),
+        summary,
+        body,
+    })
 }
 
 /// Lines `first..=last` of `rope`, cleaned, as many whole lines as fit

@@ -24,11 +24,11 @@ use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use super::locate::{EditSpec, MAX_EDITS};
-use crate::result::ToolError;
 use crate::rustpad::base::Base;
 use crate::text::{
     MAX_DOCUMENT_CHARS, MAX_ID_CHARS, MAX_LANGUAGE_CHARS, MAX_TOKEN_CHARS, char_len, clean_line,
 };
+use crate::tools::outcome::ToolError;
 
 /// The most lines a pad can have: one more than its characters.
 pub const MAX_LINE: usize = MAX_DOCUMENT_CHARS + 1;

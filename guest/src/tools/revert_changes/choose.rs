@@ -8,7 +8,7 @@ use crate::rustpad::ot::Builder;
 use crate::rustpad::since::Since;
 use crate::rustpad::socket::PadSocket;
 use crate::rustpad::undo::{self, Undo};
-use crate::result::ToolError;
+use crate::tools::outcome::ToolError;
 use crate::tools::args::{By, ChangeHandle};
 
 /// The undo of what `target` chooses.

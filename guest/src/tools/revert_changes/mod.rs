@@ -13,21 +13,19 @@ mod choose;
 mod report;
 
 use choose::undo_of;
-use report::{Report, kept_lines, nothing_to_take_back};
+use report::{Report, Reverted, kept_lines, nothing_to_take_back};
 
 use ropey::Rope;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::args::{By, ChangeHandle, Flag, GivenBase, PadId};
 use super::catalogue::{removal_threshold, removals_counted};
-use super::schema::{self, Fields, described};
-use super::session::{check_limit, judge_removal, pad_of, take_place, undo_fields};
+use super::outcome::{ToolError, ToolResult, Untrusted};
+use super::session::{Revertible, Undoable, Written, check_limit, judge_removal, pad_of, take_place, undo_fields};
 use super::tool::{Annotations, Call, Tool};
 use crate::guard::Proposal;
 use crate::guard::removal::Change;
-use crate::result::{ToolError, ToolResult};
 use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::since::Since;
@@ -39,17 +37,12 @@ pub static TOOL: Tool = Tool {
     title: "Take changes back",
     summary: "Undo one write's change, or whose changes since a base, keeping everyone else's; dry_run previews a diff; asks a person first when it removes most of the pad",
     description,
-    annotations: Annotations {
-        read_only: false,
-        destructive: true,
-        idempotent: false,
-        open_world: false,
-    },
+    annotations: Annotations::DESTRUCTIVE,
     essential: false,
     asks_first: true,
     waits: false,
     input: Arguments::json_schema,
-    output,
+    output: Written::<Untrusted<Revertible<Reverted>>>::json_schema,
     run,
 };
 
@@ -58,48 +51,6 @@ fn description() -> String {
         "Takes changes back out of a pad and keeps every other change, including what people type at the same moment. Pass change (the handle a write's result gave out) to take back exactly that write; or pass base (from a read or a write's base_before) with by: \"this_server\" (the default: this server's own writes since the base, as far as it can tell them from other deployments' and people's), \"everyone\" (the pad goes back to the text at the base), {{\"connection\": N}} (one connection that get_changes lists) or {{\"name\": \"…\"}} (the one person of that name in the pad now). Where someone has since typed inside text being taken back, their characters stay, and the result says on which lines. Possible only while Rustpad keeps the pad's history: not after Rustpad restarts or drops the pad, and a change or base from before then is refused. Languages are not taken back (set_language says what it replaced). Running the same revert again takes nothing back and says so. dry_run: true returns the diff and whether a person would be asked, and writes nothing. What a revert puts back then counts as people's text. A person is asked first (a dialog in the client, or a two-call confirm_token where the client cannot show one) when it would remove {}, {}.",
         removal_threshold(),
         removals_counted()
-    )
-}
-
-fn output() -> Fields {
-    schema::written(
-        schema::joined(
-            schema::joined(schema::untrusted(), schema::undoable()),
-            json!({
-                "revision": described(schema::integer(), "The pad's revision after the revert (on a dry run or when nothing was taken back: now)"),
-                "dry_run": schema::boolean(),
-                "would_ask": described(schema::boolean(), "Dry run only: whether the revert would ask a person first"),
-                "taken_back": described(schema::integer(), "How many changes were taken back (0: nothing left to take back)"),
-                "restored_characters": described(schema::integer(), "Characters put back"),
-                "removed_characters": described(schema::integer(), "Characters removed"),
-                "lines": {
-                    "type": "array",
-                    "items": schema::line_number(),
-                    "minItems": 2,
-                    "maxItems": 2,
-                    "description": "The first and last line the revert changed, in the text after it; absent when it changed nothing",
-                },
-                "kept_lines": {
-                    "type": "array",
-                    "items": schema::line_number(),
-                    "description": "Lines where someone had typed inside text being taken back: their characters stay there",
-                },
-                "diff": described(schema::string(), "Unified diff of the revert, pad text with control characters removed"),
-                "diff_cut": described(schema::boolean(), "Whether the diff was cut to fit the result"),
-            }),
-        ),
-        &[
-            "untrusted",
-            "source",
-            "revision",
-            "dry_run",
-            "taken_back",
-            "restored_characters",
-            "removed_characters",
-            "kept_lines",
-            "diff",
-            "diff_cut",
-        ],
     )
 }
 
@@ -203,7 +154,7 @@ fn carry_out(
     target: &Target,
     dry_run: bool,
     call: &Call,
-) -> Result<Value, ToolError> {
+) -> ToolResult {
     // A history that no longer holds the change or base is refused before
     // anything is sent (later entries cannot make it hold again).
     check_history(socket, socket.since().expect("the session records from its base"), id, target, call)?;
@@ -237,7 +188,7 @@ fn carry_out(
             change,
             kept,
             would_ask: Some(removal.needs_person()),
-            undo_fields: json!({}),
+            undo_fields: Undoable::default(),
         };
         return report.into_result(call);
     }

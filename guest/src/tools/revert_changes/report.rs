@@ -2,11 +2,11 @@
 //! and where people's typing stayed; or that nothing was left to take back.
 
 use ropey::Rope;
-use serde_json::{Map, Value, json};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::Target;
 use crate::guard::removal::Change;
-use crate::result::{self, ToolError, ToolResult};
 use crate::rustpad::base::Base;
 use crate::rustpad::rebase::{Lean, position_after};
 use crate::rustpad::socket::PadSocket;
@@ -15,7 +15,37 @@ use crate::text::count;
 use crate::tools::args::By;
 use crate::tools::catalogue::EPHEMERAL;
 use crate::tools::diff::{self, Diff};
+use crate::tools::outcome::{self, ToolResult, Untrusted};
+use crate::tools::session::{Revertible, Undoable, Written};
 use crate::tools::tool::Call;
+
+/// What `revert_changes` adds to a write's result (all of it pad content).
+#[derive(Serialize, JsonSchema)]
+pub(in crate::tools) struct Reverted {
+    /// The pad's revision after the revert (on a dry run or when nothing was taken back: now)
+    revision: u64,
+    dry_run: bool,
+    /// Dry run only: whether the revert would ask a person first
+    #[serde(skip_serializing_if = "Option::is_none")]
+    would_ask: Option<bool>,
+    /// How many changes were taken back (0: nothing left to take back)
+    taken_back: usize,
+    /// Characters put back
+    restored_characters: usize,
+    /// Characters removed
+    removed_characters: usize,
+    /// The first and last line the revert changed, in the text after it; absent when it changed nothing
+    #[schemars(inner(range(min = 1)))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines: Option<[usize; 2]>,
+    /// Lines where someone had typed inside text being taken back: their characters stay there
+    #[schemars(inner(range(min = 1)))]
+    kept_lines: Vec<usize>,
+    /// Unified diff of the revert, pad text with control characters removed
+    diff: String,
+    /// Whether the diff was cut to fit the result
+    diff_cut: bool,
+}
 
 /// The lines where later typing inside taken-back text stays, in `after`.
 pub(super) fn kept_lines(undo: &Undo, after: &Rope) -> Vec<usize> {
@@ -37,33 +67,38 @@ pub(super) fn nothing_to_take_back(
     id: &str,
     target: &Target,
     revision: u64,
-) -> Result<Value, ToolError> {
+) -> ToolResult {
     let text = socket.text()?;
-    let mut payload = Map::new();
-    payload.insert("id".into(), json!(id));
-    payload.insert("url".into(), json!(call.url.share_link(id)));
-    payload.insert("characters".into(), json!(text.len_chars()));
-    payload.insert("revision".into(), json!(revision));
-    payload.insert("base".into(), json!(Base::of(revision, &text.to_string()).to_string()));
-    payload.insert("dry_run".into(), json!(false));
-    payload.insert("taken_back".into(), json!(0));
-    payload.insert("restored_characters".into(), json!(0));
-    payload.insert("removed_characters".into(), json!(0));
-    payload.insert("kept_lines".into(), json!([]));
-    payload.insert("diff".into(), json!(""));
-    payload.insert("diff_cut".into(), json!(false));
-    payload.insert("note".into(), json!("Nothing was written."));
+    let undo = Undoable {
+        base: Some(Base::of(revision, &text.to_string()).to_string()),
+        ..Undoable::default()
+    };
+    let nothing = Reverted {
+        revision,
+        dry_run: false,
+        would_ask: None,
+        taken_back: 0,
+        restored_characters: 0,
+        removed_characters: 0,
+        lines: None,
+        kept_lines: Vec::new(),
+        diff: String::new(),
+        diff_cut: false,
+    };
+    let nothing = Revertible { undo, own: nothing };
+    let characters = text.len_chars();
+    let result = Written::new(call.url, id, characters, "Nothing was written.", Untrusted::new(nothing));
     let why = match target {
         Target::Since { by: By::ThisServer, .. } if crate::grants::STATELESS => " This host keeps nothing between calls, so no change is known as this server's own here: use the change a write's result gave out.",
         _ => "",
     };
-    result::untrusted_listing(
+    outcome::untrusted_listing(
         &format!(
             "Nothing to take back in pad \"{id}\": {} has no effect left on the text now (already taken back, or it changed nothing); nothing was written.{why}",
             target.in_words()
         ),
         "",
-        payload,
+        &result,
     )
 }
 
@@ -77,7 +112,7 @@ pub(super) struct Report<'a> {
     pub(super) change: Change,
     pub(super) kept: Vec<usize>,
     pub(super) would_ask: Option<bool>,
-    pub(super) undo_fields: Value,
+    pub(super) undo_fields: Undoable,
 }
 
 impl Report<'_> {
@@ -86,24 +121,6 @@ impl Report<'_> {
         let (before, after) = (self.before.to_string(), self.after.to_string());
         let Diff { text: diff, cut } =
             diff::unified(&before, &after, &format!("{id} (before)"), &format!("{id} (after)"));
-        let mut payload = Map::new();
-        payload.insert("id".into(), json!(id));
-        payload.insert("url".into(), json!(call.url.share_link(id)));
-        payload.insert("characters".into(), json!(self.after.len_chars()));
-        payload.insert("revision".into(), json!(self.revision));
-        payload.insert("dry_run".into(), json!(self.would_ask.is_some()));
-        payload.insert("taken_back".into(), json!(self.undo.entries));
-        payload.insert("restored_characters".into(), json!(self.change.inserted));
-        payload.insert("removed_characters".into(), json!(self.change.removed));
-        if let Some(lines) = changed_lines(&before, &after, self.after) {
-            payload.insert("lines".into(), json!(lines));
-        }
-        payload.insert("kept_lines".into(), json!(self.kept));
-        payload.insert("diff".into(), json!(diff));
-        payload.insert("diff_cut".into(), json!(cut));
-        if let Value::Object(fields) = self.undo_fields {
-            payload.extend(fields);
-        }
         let mut notes = vec![EPHEMERAL.to_string()];
         if cut {
             notes.push(format!(
@@ -129,8 +146,6 @@ impl Report<'_> {
         );
         let summary = match self.would_ask {
             Some(would_ask) => {
-                payload.insert("would_ask".into(), json!(would_ask));
-                payload.insert("base".into(), json!(Base::of(self.revision, &before).to_string()));
                 let asking = if would_ask {
                     "Made for real, it would ask a person first."
                 } else {
@@ -146,8 +161,30 @@ impl Report<'_> {
                 call.url.share_link(id)
             ),
         };
-        payload.insert("note".into(), json!(notes.join(" ")));
-        result::untrusted_listing(&summary, &diff, payload)
+        let mut undo = self.undo_fields;
+        if self.would_ask.is_some() {
+            // A dry run's base is that of the pad as it is now.
+            undo.base = Some(Base::of(self.revision, &before).to_string());
+        }
+        let reverted = Reverted {
+            revision: self.revision,
+            dry_run: self.would_ask.is_some(),
+            would_ask: self.would_ask,
+            taken_back: self.undo.entries,
+            restored_characters: self.change.inserted,
+            removed_characters: self.change.removed,
+            lines: changed_lines(&before, &after, self.after),
+            kept_lines: self.kept,
+            diff: diff.clone(),
+            diff_cut: cut,
+        };
+        let reverted = Revertible {
+            undo,
+            own: reverted,
+        };
+        let characters = self.after.len_chars();
+        let result = Written::new(call.url, id, characters, &notes.join(" "), Untrusted::new(reverted));
+        outcome::untrusted_listing(&summary, &diff, &result)
     }
 }
 
