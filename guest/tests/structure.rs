@@ -407,3 +407,38 @@ fn the_checker_sees_circles_and_groups() {
     edges.entry("q".into()).or_default().insert("q".into());
     assert_eq!(circles(&edges).len(), 2);
 }
+
+/// Every front end runs a tool through the one typed call
+/// (`mcp::run_tool`): the ACT plugin writes and reads no JSON-RPC text, and
+/// the MCP dispatch finds a call's pad through the typed outcome, not by
+/// reading its result back.
+#[test]
+fn front_ends_run_tools_through_the_typed_call() {
+    let root = repository();
+    let mut act = Vec::new();
+    files_with(&root.join("guest/src/act"), &["rs"], &mut act);
+    assert!(!act.is_empty(), "the ACT plugin's sources were not found");
+    for file in &act {
+        let code = code_of(&fs::read_to_string(file).unwrap());
+        for jsonrpc in [
+            "\"jsonrpc\"",
+            "handle_with",
+            "\"tools/call\"",
+            "\"tools/list\"",
+        ] {
+            assert!(
+                !code.contains(jsonrpc),
+                "{} speaks JSON-RPC to the dispatch ({jsonrpc})",
+                file.display()
+            );
+        }
+        if file.ends_with("act/mod.rs") {
+            assert!(
+                code.contains("run_tool("),
+                "the ACT plugin runs no typed call"
+            );
+        }
+    }
+    let mcp = fs::read_to_string(root.join("guest/src/mcp/methods.rs")).unwrap();
+    assert!(!code_of(&mcp).contains("/structuredContent/"));
+}

@@ -3,11 +3,12 @@
 //! ([`settings`]), everything else the same code every build runs.
 //!
 //! An ACT host speaks MCP to the client itself and hands the component one
-//! tool call at a time. So each export is a request put to the same dispatch
-//! as any other build's, in the 2025-11-25 revision and without a session: a
-//! client that can show no dialog (an ACT host relays none of ours), which is
-//! what makes the guard answer with its two-call token. The answer is then
-//! mapped to ACT's shapes:
+//! tool call at a time. So each export runs the tool through the one typed
+//! call every front end uses ([`mcp::run_tool`]), as a 2025-11-25 request
+//! without a session: a client that can show no dialog (an ACT host relays
+//! none of ours), which is what makes the guard answer with its two-call
+//! token. No JSON-RPC is written or read here; the outcome is mapped to
+//! ACT's shapes:
 //! - a tool's description, input schema and annotations (`std:read-only`,
 //!   `std:destructive`, `std:idempotent`) as the catalogue has them; ACT's
 //!   tool definition has no title, output schema or open-world hint;
@@ -17,24 +18,20 @@
 //!   block the model reads, so a second copy of a JSON text would show the
 //!   model the pad twice. act-cli 0.14.6 gives a client `structuredContent`
 //!   only for a result of one JSON part, so clients get the data as text;
-//! - a failed call (a JSON-RPC error, or a result marked as an error) as an
-//!   error event, whose message act-cli gives the client as the result's
-//!   text with `isError` set, and whose kind says what failed: ACT's own
-//!   (`std:invalid-args`, `std:not-found` for a tool not offered,
-//!   `std:session-not-found`, `std:internal`), or ours for a call the tool
-//!   turned down and for a write whose outcome is unknown, with the result's
-//!   `_meta` as the error's metadata.
+//! - a failed call as an error event, whose message act-cli gives the client
+//!   as the result's text with `isError` set, and whose kind says what
+//!   failed: ACT's own (`std:invalid-args`, `std:not-found` for a tool not
+//!   offered, `std:session-not-found`, `std:internal`), or ours for a call
+//!   the tool turned down and for a write whose outcome is unknown, with the
+//!   MCP result's `_meta` entry as the error's metadata.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
-use rustpad_mcp_rules::codes::INVALID_PARAMS;
-use rustpad_mcp_rules::headers::StandardHeaders;
 use rustpad_mcp_rules::post::MAX_MESSAGE_BYTES;
 
 use crate::config::Config;
-use crate::mcp::{self, Session};
-use crate::tools;
-use crate::tools::OUTCOME_KEY;
+use crate::mcp::{self, CallOutcome, ToolCall};
+use crate::tools::{self, CallContext, Era, OUTCOME_KEY, Tool, ToolError, ToolOutput};
 
 pub mod settings;
 
@@ -104,18 +101,10 @@ impl tool_provider::Guest for Plugin {
             // without session args): every tool, as the server lists them
             // when started without configuration; each call then says how
             // to configure it.
-            tools::ALL
-                .iter()
-                .map(|tool| definition(&tool.definition()))
-                .collect()
+            tools::ALL.iter().copied().map(definition).collect()
         } else {
             let config = configured(&metadata).map_err(Failure::into_error)?;
-            let answer = dispatch(&config, "tools/list", json!({})).map_err(Failure::into_error)?;
-            answer
-                .get("tools")
-                .and_then(Value::as_array)
-                .map(|tools| tools.iter().map(definition).collect())
-                .unwrap_or_default()
+            config.tools.iter().copied().map(definition).collect()
         };
         Ok(ListToolsResponse {
             metadata: Vec::new(),
@@ -159,8 +148,8 @@ impl session_provider::Guest for Plugin {
     }
 }
 
-/// One tool call: its MCP result, or why it failed.
-fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<Value, Failure> {
+/// One tool call: its result, or why it failed.
+fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<ToolOutput, Failure> {
     let config = configured(metadata)?;
     if arguments.len() > MAX_MESSAGE_BYTES {
         return Err(Failure::new(
@@ -174,57 +163,65 @@ fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<Value, Fail
             "the arguments are not CBOR that reads as JSON (byte strings, tags and non-text keys have no JSON form)",
         )
     })?;
-    let offered = tools::catalogue::from_name(name).is_some_and(|tool| config.offers(tool));
-    let result = dispatch(
-        &config,
-        "tools/call",
-        json!({ "name": name, "arguments": arguments }),
-    )
-    .map_err(|failure| match offered {
-        // The dispatch's own message ("Unknown tool: …"), with ACT's kind for it.
-        false => Failure {
-            kind: NOT_FOUND,
-            ..failure
+    let arguments = match arguments {
+        Value::Null => Map::new(),
+        Value::Object(arguments) => arguments,
+        _ => {
+            return Err(Failure::new(
+                INVALID_ARGS,
+                "Invalid params: \"arguments\" must be an object",
+            ));
+        }
+    };
+    let call = ToolCall {
+        name,
+        arguments,
+        context: CallContext {
+            era: Era::Legacy,
+            can_elicit: false,
+            responses: None,
+            state: None,
         },
-        true => failure,
-    })?;
-    if result.get("isError") == Some(&Value::Bool(true)) {
-        let meta = result.get("_meta").and_then(Value::as_object);
-        let outcome_unknown =
-            meta.and_then(|entries| entries.get(OUTCOME_KEY)) == Some(&json!("unknown"));
-        let metadata = meta
-            .map(|entries| entries.iter().map(|(k, v)| (k.clone(), cbor(v))).collect())
-            .unwrap_or_default();
-        return Err(Failure {
-            kind: if outcome_unknown {
-                OUTCOME_UNKNOWN
-            } else {
-                REFUSED
-            },
-            message: text_of(&result).to_string(),
-            metadata,
-        });
+        view_tool: None,
+    };
+    match mcp::run_tool(&config, call) {
+        CallOutcome::Done(output) => Ok(output),
+        CallOutcome::Failed(failed) => Err(refused(&failed)),
+        // A client without dialogs is never asked; were it, it could not answer.
+        CallOutcome::InputRequired(_) => Err(Failure::new(
+            REFUSED,
+            "a person has to confirm this first, and this host passes no question on to one",
+        )),
+        CallOutcome::UnknownTool => Err(Failure::new(
+            NOT_FOUND,
+            format!("Unknown tool: {}", crate::text::clean_line(name, 100)),
+        )),
+        CallOutcome::Busy(reason) => Err(Failure::new(INTERNAL, format!("Server busy: {reason}"))),
     }
-    Ok(result)
 }
 
-fn text_of(result: &Value) -> &str {
-    result
-        .pointer("/content/0/text")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
+/// A call the tool turned down, or a write of unknown outcome (its text
+/// says so first, and its metadata as the MCP result's `_meta` would).
+fn refused(failed: &ToolError) -> Failure {
+    match failed {
+        ToolError::OutcomeUnknown(message) => Failure {
+            kind: OUTCOME_UNKNOWN,
+            message: format!("Outcome unknown: {message}"),
+            metadata: vec![(OUTCOME_KEY.to_string(), cbor(&"unknown"))],
+        },
+        other => Failure::new(REFUSED, other.message()),
+    }
 }
 
 /// A successful result as ACT content parts (mime type, data): its text,
 /// then its structured content unless the text ends with it already.
-fn parts(result: &Value) -> Vec<(&'static str, String)> {
-    let text = text_of(result).to_string();
-    let structured = result
-        .get("structuredContent")
-        .filter(|s| !serde_json::to_string_pretty(s).is_ok_and(|json| text.ends_with(&json)));
+fn parts(output: &ToolOutput) -> Vec<(&'static str, String)> {
+    let text = output.text.clone();
+    let holds_it =
+        serde_json::to_string_pretty(&output.structured).is_ok_and(|json| text.ends_with(&json));
     let mut parts = vec![("text/plain", text)];
-    if let Some(structured) = structured {
-        parts.push(("application/json", structured.to_string()));
+    if !holds_it {
+        parts.push(("application/json", output.structured.to_string()));
     }
     parts
 }
@@ -236,61 +233,21 @@ fn configured(metadata: &Metadata) -> Result<Config, Failure> {
     Config::from_settings().map_err(|problem| Failure::new(INTERNAL, problem))
 }
 
-/// Puts one request to the dispatch every build shares: its result, or why
-/// it failed.
-fn dispatch(config: &Config, method: &str, params: Value) -> Result<Value, Failure> {
-    let message = json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params });
-    let session = Session::standalone(&StandardHeaders::default());
-    let reply = mcp::handle_with(config, &message.to_string(), None, session.as_deref());
-    let response: Value = reply
-        .response
-        .as_deref()
-        .and_then(|text| serde_json::from_str(text).ok())
-        .unwrap_or_default();
-    if let Some(failure) = response.get("error") {
-        let kind = match failure.get("code").and_then(Value::as_i64) {
-            Some(INVALID_PARAMS) => INVALID_ARGS,
-            _ => INTERNAL,
-        };
-        let text = failure.get("message").and_then(Value::as_str).unwrap_or("");
-        return Err(Failure::new(kind, text));
-    }
-    match response.get("result") {
-        Some(result) => Ok(result.clone()),
-        None => Err(Failure::new(
-            INTERNAL,
-            format!("rustpad-mcp: {method} gave no answer"),
-        )),
-    }
-}
-
 /// One tool as ACT describes it.
-fn definition(tool: &Value) -> ToolDefinition {
-    let text = |key: &str| {
-        tool.get(key)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    let hints = [
-        ("std:read-only", "readOnlyHint"),
-        ("std:destructive", "destructiveHint"),
-        ("std:idempotent", "idempotentHint"),
-    ];
-    let metadata = hints
-        .iter()
-        .filter_map(|(key, hint)| {
-            let value = tool.pointer(&format!("/annotations/{hint}"))?.as_bool()?;
-            Some(((*key).to_string(), cbor(&value)))
-        })
-        .collect();
+fn definition(tool: &Tool) -> ToolDefinition {
+    let hints = tool.annotations;
+    let metadata = [
+        ("std:read-only", hints.read_only),
+        ("std:destructive", hints.destructive),
+        ("std:idempotent", hints.idempotent),
+    ]
+    .into_iter()
+    .map(|(key, value)| (key.to_string(), cbor(&value)))
+    .collect();
     ToolDefinition {
-        name: text("name"),
-        description: LocalizedString::Plain(text("description")),
-        parameters_schema: tool
-            .get("inputSchema")
-            .map(Value::to_string)
-            .unwrap_or_else(|| "{\"type\":\"object\"}".into()),
+        name: tool.name.to_string(),
+        description: LocalizedString::Plain((tool.description)()),
+        parameters_schema: tool.input_schema().to_string(),
         metadata,
     }
 }

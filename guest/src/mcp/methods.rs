@@ -3,7 +3,7 @@
 //! ([`super::legacy`], [`super::modern`]) check what a method needs before it
 //! gets here and decorate what comes back.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use rustpad_mcp_rules::methods::Method;
 
@@ -38,14 +38,8 @@ pub(super) fn answer(
         Method::ToolsList => lists::list_tools(config, params, renders)?,
         Method::ToolsCall => {
             let view_tool = apps::view_tool(config, renders);
-            let result = call::call_tool(config, request, view_tool, context()?)?;
-            // The pad a call used, as its result names it (a failure has no
-            // structured content; create_document may have made up the id).
-            if let Some(id) = result
-                .pointer("/structuredContent/id")
-                .and_then(Value::as_str)
-                .and_then(|id| check_id(id).ok())
-            {
+            let (result, pad) = call::call_tool(config, request, view_tool, context()?)?;
+            if let Some(id) = pad.as_deref().and_then(|id| check_id(id).ok()) {
                 resources::used(id, request);
             }
             result

@@ -90,6 +90,13 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
+    /// The pad the call was about: every result about one pad names it in
+    /// its `id` (the output schemas say so; `create_document` may have made
+    /// the id up), and no other result has an `id`.
+    pub fn pad(&self) -> Option<&str> {
+        self.structured.get("id").and_then(Value::as_str)
+    }
+
     /// The `CallToolResult` of a call that succeeded.
     pub fn call_result(&self) -> Value {
         CallToolResult {
