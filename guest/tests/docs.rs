@@ -25,7 +25,7 @@ fn facts() -> Vec<ToolFacts> {
             ToolFacts::of(
                 &tool.definition(),
                 tool.summary,
-                tool.asks_first,
+                tool.asks_first(),
                 tool.essential,
             )
         })

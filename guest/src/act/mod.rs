@@ -235,7 +235,7 @@ fn configured(metadata: &Metadata) -> Result<Config, Failure> {
 
 /// One tool as ACT describes it.
 fn definition(tool: &Tool) -> ToolDefinition {
-    let hints = tool.annotations;
+    let hints = tool.annotations();
     let metadata = [
         ("std:read-only", hints.read_only),
         ("std:destructive", hints.destructive),
@@ -246,7 +246,7 @@ fn definition(tool: &Tool) -> ToolDefinition {
     .collect();
     ToolDefinition {
         name: tool.name.to_string(),
-        description: LocalizedString::Plain((tool.description)()),
+        description: LocalizedString::Plain(tool.description()),
         parameters_schema: tool.input_schema().to_string(),
         metadata,
     }

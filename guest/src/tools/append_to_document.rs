@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::args::{NonEmptyText, PadId};
 use super::outcome::ToolResult;
 use super::session::{Revertible, Written, check_limit, undo_fields, with_session, written};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
 use crate::rustpad::socket::Track;
@@ -17,19 +17,12 @@ pub static TOOL: Tool = Tool {
     name: "append_to_document",
     title: "Append to a pad",
     summary: "Add text at the end; concurrent edits elsewhere survive",
-    description,
-    annotations: Annotations::ADDITIVE,
+    description: Description::Fixed("Adds text at the end of a pad. Everything else, including what people type at the same moment, stays as it is. The text is added exactly as given: start it with a newline to begin a new line."),
+    kind: Kind::Add { idempotent: false },
     essential: true,
-    asks_first: false,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Written::<Revertible<Appended>>::json_schema,
+    schemas: Schemas::of::<Arguments, Written<Revertible<Appended>>>(),
     run,
 };
-
-fn description() -> String {
-    "Adds text at the end of a pad. Everything else, including what people type at the same moment, stays as it is. The text is added exactly as given: start it with a newline to begin a new line.".to_string()
-}
 
 /// What `append_to_document` adds to a write's result.
 #[derive(Serialize, JsonSchema)]

@@ -100,15 +100,16 @@ mod tests {
     fn exactly_the_destructive_tools_ask_first() {
         for tool in ALL {
             assert_eq!(
-                tool.asks_first, tool.annotations.destructive,
+                tool.asks_first(),
+                tool.annotations().destructive,
                 "{}",
                 tool.name
             );
-            assert!(!(tool.is_read() && tool.asks_first), "{}", tool.name);
+            assert!(!(tool.is_read() && tool.asks_first()), "{}", tool.name);
             let takes_token = tool.input_schema()["properties"]
                 .get("confirm_token")
                 .is_some();
-            assert_eq!(takes_token, tool.asks_first, "{}", tool.name);
+            assert_eq!(takes_token, tool.asks_first(), "{}", tool.name);
         }
     }
 

@@ -3,30 +3,23 @@
 //! lets the catalogue and docs tests say what a real one would still need.
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::args::PadId;
+use super::args::{PadId, PadOnly};
 use super::outcome::{self, ToolResult};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::rustpad::http;
 
 pub static TOOL: Tool = Tool {
     name: "count_lines",
     title: "Count a pad's lines",
     summary: "How many lines a pad has",
-    description,
-    annotations: Annotations::READ,
+    description: Description::Fixed("Counts the lines of a pad as an editor shows them."),
+    kind: Kind::Read,
     essential: false,
-    asks_first: false,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Lines::json_schema,
+    schemas: Schemas::of::<PadOnly, Lines>(),
     run,
 };
-
-fn description() -> String {
-    "Counts the lines of a pad as an editor shows them.".to_string()
-}
 
 /// How many lines pad `id` has.
 #[derive(Serialize, JsonSchema)]
@@ -36,14 +29,8 @@ struct Lines<'a> {
     lines: usize,
 }
 
-#[derive(Deserialize, JsonSchema)]
-struct Arguments<'a> {
-    #[serde(borrow)]
-    id: PadId<'a>,
-}
-
 fn run(call: &Call) -> ToolResult {
-    let Arguments { id: PadId(id) } = call.arguments()?;
+    let PadOnly { id: PadId(id) } = call.arguments()?;
     let text = http::pad_text(call.url, id)?;
     let lines = text.split('\n').count();
     outcome::data(&Lines { id, lines })
@@ -74,7 +61,7 @@ mod tests {
                 ToolFacts::of(
                     &tool.definition(),
                     tool.summary,
-                    tool.asks_first,
+                    tool.asks_first(),
                     tool.essential,
                 )
             })

@@ -9,7 +9,7 @@ use super::catalogue::EPHEMERAL;
 use super::outcome::{self, ToolError, ToolResult};
 use super::schema::True;
 use super::session::{Revertible, Written, undo_fields, with_session};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
 use crate::rustpad::socket::Track;
@@ -19,13 +19,10 @@ pub static TOOL: Tool = Tool {
     name: "create_document",
     title: "Create a pad",
     summary: "Create a pad (random or chosen id), optionally with text and language",
-    description,
-    annotations: Annotations::ADDITIVE_IDEMPOTENT,
+    description: Description::Built(description),
+    kind: Kind::Add { idempotent: true },
     essential: true,
-    asks_first: false,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Written::<Revertible<Created>>::json_schema,
+    schemas: Schemas::of::<Arguments, Written<Revertible<Created>>>(),
     run,
 };
 

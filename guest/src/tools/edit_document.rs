@@ -19,7 +19,7 @@ use super::edit_effect::{Batch, Edited, Effect, applied, preview, report, untrus
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
 use super::outcome::{ToolError, ToolResult, Untrusted};
 use super::session::{Revertible, Undoable, Written, judge_removal, pad_of, take_place, undo_fields};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::digest;
 use crate::guard::removal::{Change, Removal};
 use crate::guard::{self, Proposal};
@@ -35,13 +35,10 @@ pub static TOOL: Tool = Tool {
     name: "edit_document",
     title: "Edit a pad where you read it",
     summary: "Up to 100 edits as one change, stated against the text you read; dry_run previews a diff; asks a person first when it removes most of the pad",
-    description,
-    annotations: Annotations::DESTRUCTIVE,
+    description: Description::Built(description),
+    kind: Kind::Remove { idempotent: false },
     essential: false,
-    asks_first: true,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Written::<Untrusted<Revertible<Edited>>>::json_schema,
+    schemas: Schemas::of::<Arguments, Written<Untrusted<Revertible<Edited>>>>(),
     run,
 };
 

@@ -17,7 +17,7 @@ use super::args::{GivenBase, PadId};
 use super::diff::{self, Diff};
 use super::outcome::{self, ToolError, ToolResult, Untrusted};
 use super::people::{self, People};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::text::count;
 use crate::rustpad::base::{Base, Stale};
 use crate::rustpad::socket::{PadSocket, Track};
@@ -26,13 +26,10 @@ pub static TOOL: Tool = Tool {
     name: "get_changes",
     title: "What changed in a pad since you read it",
     summary: "What changed since a base: a line diff and who made the changes",
-    description,
-    annotations: Annotations::READ,
+    description: Description::Built(description),
+    kind: Kind::Read,
     essential: false,
-    asks_first: false,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Untrusted::<Found>::json_schema,
+    schemas: Schemas::of::<Arguments, Untrusted<Found>>(),
     run,
 };
 

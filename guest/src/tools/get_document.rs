@@ -10,7 +10,7 @@ use super::outcome::{self, ToolResult, Untrusted};
 use super::people::People;
 use super::reading::whole_text;
 use super::schema::True;
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use super::window::{LineWindow, Window, WindowRead, get_window};
 use crate::text::MAX_RESULT_CHARS;
 
@@ -18,13 +18,10 @@ pub static TOOL: Tool = Tool {
     name: "get_document",
     title: "Read a pad",
     summary: "Read a pad's plain text, or a numbered window of its lines",
-    description,
-    annotations: Annotations::READ,
+    description: Description::Built(description),
+    kind: Kind::Read,
     essential: true,
-    asks_first: false,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Untrusted::<Document>::json_schema,
+    schemas: Schemas::of::<Arguments, Untrusted<Document>>(),
     run,
 };
 

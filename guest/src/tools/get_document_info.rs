@@ -8,13 +8,13 @@
 //! the two says so instead.
 
 use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use super::args::PadId;
+use super::args::{PadId, PadOnly};
 use super::catalogue::EPHEMERAL;
 use super::outcome::{self, ToolResult, Untrusted};
 use super::people::{self, People};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::rustpad::http;
 use crate::rustpad::positions::Positions;
 use crate::rustpad::socket::{PadSocket, Track};
@@ -23,13 +23,10 @@ pub static TOOL: Tool = Tool {
     name: "get_document_info",
     title: "Inspect a pad",
     summary: "Length, revision, language, who has the pad open and where they are working",
-    description,
-    annotations: Annotations::READ,
+    description: Description::Built(description),
+    kind: Kind::Read,
     essential: true,
-    asks_first: false,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Untrusted::<Info>::json_schema,
+    schemas: Schemas::of::<PadOnly, Untrusted<Info>>(),
     run,
 };
 
@@ -54,14 +51,8 @@ struct Info {
     note: String,
 }
 
-#[derive(Deserialize, JsonSchema)]
-struct Arguments<'a> {
-    #[serde(borrow)]
-    id: PadId<'a>,
-}
-
 fn run(call: &Call) -> ToolResult {
-    let Arguments { id: PadId(id) } = call.arguments()?;
+    let PadOnly { id: PadId(id) } = call.arguments()?;
     let socket = PadSocket::look(call.url, id, Track::LENGTH.with_people())?;
     let length = socket.document().len();
     let mut info = Info {

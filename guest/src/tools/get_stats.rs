@@ -5,26 +5,19 @@ use serde::Serialize;
 
 use super::args::NoArguments;
 use super::outcome::{self, ToolResult};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::rustpad::stats;
 
 pub static TOOL: Tool = Tool {
     name: "get_stats",
     title: "Rustpad server statistics",
     summary: "Server start time and document counts",
-    description,
-    annotations: Annotations::READ,
+    description: Description::Fixed("Returns the Rustpad server's statistics: when it started, how many pads it holds in memory, and how many it has persisted to its database (0 without one)."),
+    kind: Kind::Read,
     essential: false,
-    asks_first: false,
-    waits: false,
-    input: NoArguments::json_schema,
-    output: Stats::json_schema,
+    schemas: Schemas::of::<NoArguments, Stats>(),
     run,
 };
-
-fn description() -> String {
-    "Returns the Rustpad server's statistics: when it started, how many pads it holds in memory, and how many it has persisted to its database (0 without one).".to_string()
-}
 
 /// The statistics, in integers JavaScript clients can hold exactly.
 #[derive(Serialize, JsonSchema)]

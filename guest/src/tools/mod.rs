@@ -123,13 +123,13 @@ pub fn call(
     // A call that will reach Rustpad runs in one of the host's places for
     // tool calls (or for waits), or not at all (the instance keeps its place
     // to the end).
-    let enter = if tool.waits {
+    let enter = if tool.waits() {
         crate::grants::calls::enter_wait
     } else {
         crate::grants::calls::enter
     };
     enter().map_err(|host| ToolError::NoRoom(host.message))?;
-    let token = if tool.asks_first {
+    let token = if tool.asks_first() {
         args::read::<TokenArgument>(arguments)?
             .confirm_token
             .map(|ConfirmToken(token)| token.to_string())

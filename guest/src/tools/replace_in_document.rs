@@ -14,7 +14,7 @@ use super::session::{
     Revertible, Written, check_limit, judge_removal, pad_of, take_place, text_of, undo_fields,
     with_session, written,
 };
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::digest;
 use crate::guard::removal::{Change, Removal};
 use crate::guard::{self, Proposal};
@@ -27,13 +27,10 @@ pub static TOOL: Tool = Tool {
     name: "replace_in_document",
     title: "Find and replace in a pad",
     summary: "Replace an exact string via OT; asks a person first when it changes more than one place or removes most of the pad",
-    description,
-    annotations: Annotations::DESTRUCTIVE,
+    description: Description::Built(description),
+    kind: Kind::Remove { idempotent: false },
     essential: false,
-    asks_first: true,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Written::<Revertible<Replacements>>::json_schema,
+    schemas: Schemas::of::<Arguments, Written<Revertible<Replacements>>>(),
     run,
 };
 

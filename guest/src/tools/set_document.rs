@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::args::{PadId, Text};
 use super::outcome::{self, ToolResult};
 use super::session::{Revertible, Undoable, Written, pad_of, take_place, text_of, undo_fields, with_session, written};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::digest;
 use crate::guard::Proposal;
 use crate::rustpad::marks::Mark;
@@ -20,19 +20,12 @@ pub static TOOL: Tool = Tool {
     name: "set_document",
     title: "Replace a pad's content",
     summary: "Replace the whole content; asks a person first when the pad is not empty",
-    description,
-    annotations: Annotations::DESTRUCTIVE_IDEMPOTENT,
+    description: Description::Fixed("Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content can be got back (with revert_changes and the change this call returns) only while Rustpad keeps the pad's history. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact."),
+    kind: Kind::Remove { idempotent: true },
     essential: true,
-    asks_first: true,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Written::<Revertible<Replaced>>::json_schema,
+    schemas: Schemas::of::<Arguments, Written<Revertible<Replaced>>>(),
     run,
 };
-
-fn description() -> String {
-    "Replaces the whole content of a pad. When the pad is not empty, a person is asked to confirm first (a dialog in the client, or a two-call confirm_token where the client cannot show one), because the old content can be got back (with revert_changes and the change this call returns) only while Rustpad keeps the pad's history. For a targeted change prefer replace_in_document or append_to_document, which leave other people's concurrent edits intact.".to_string()
-}
 
 /// What `set_document` adds to a write's result.
 #[derive(Serialize, JsonSchema)]

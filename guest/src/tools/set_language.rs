@@ -8,26 +8,19 @@ use super::args::{Language, PadId};
 use super::catalogue::EPHEMERAL;
 use super::outcome::{self, ToolResult};
 use super::session::{Written, with_session};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::rustpad::socket::Track;
 
 pub static TOOL: Tool = Tool {
     name: "set_language",
     title: "Set a pad's editor language",
     summary: "Set the syntax-highlighting language",
-    description,
-    annotations: Annotations::ADDITIVE_IDEMPOTENT,
+    description: Description::Fixed("Sets a pad's syntax-highlighting language (a Monaco language id such as \"markdown\", \"python\" or \"rust\"). Everyone who has the pad open sees the change; the last one set wins."),
+    kind: Kind::Add { idempotent: true },
     essential: false,
-    asks_first: false,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Written::<LanguageSet>::json_schema,
+    schemas: Schemas::of::<Arguments, Written<LanguageSet>>(),
     run,
 };
-
-fn description() -> String {
-    "Sets a pad's syntax-highlighting language (a Monaco language id such as \"markdown\", \"python\" or \"rust\"). Everyone who has the pad open sees the change; the last one set wins.".to_string()
-}
 
 /// What `set_language` adds to a write's result.
 #[derive(Serialize, JsonSchema)]

@@ -7,6 +7,7 @@
 use std::cell::OnceCell;
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -17,7 +18,7 @@ use crate::guard::{Guard, Pad, Proposal, Verdict};
 use crate::rustpad::stats;
 use crate::rustpad::url::RustpadUrl;
 
-/// The four annotations every tool declares.
+/// The four hints MCP and ACT show for a tool, which its [`Kind`] gives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Annotations {
     pub read_only: bool,
@@ -60,44 +61,119 @@ impl Annotations {
     };
 }
 
+/// What a tool does to a pad: its annotations, whether it asks a person
+/// first and where in the host it runs all follow from this one value, so
+/// that no tool can say it removes text without asking, or asks while it
+/// only reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// It only reads (and so may be called again freely).
+    Read,
+    /// It only reads, waiting for people, holding a socket for up to a
+    /// minute: it runs in one of the host's places for waits, so that it
+    /// never takes a place a write could use.
+    Wait,
+    /// It adds to a pad or sets what removes nothing, and never asks.
+    /// Idempotent: the same call again leaves the pad as it is (a new pad,
+    /// a language), where an append adds again.
+    Add { idempotent: bool },
+    /// It may remove what is there, so it may ask a person before it acts
+    /// (👤 in the docs): it takes `confirm_token`, which its input schema
+    /// gets from here. Idempotent: the same call again leaves the pad as it
+    /// is (a whole new content), where an edit or a revert removes again.
+    Remove { idempotent: bool },
+}
+
+impl Kind {
+    /// The four hints `tools/list` and ACT show.
+    pub const fn annotations(self) -> Annotations {
+        match self {
+            Kind::Read | Kind::Wait => Annotations::READ,
+            Kind::Add { idempotent: false } => Annotations::ADDITIVE,
+            Kind::Add { idempotent: true } => Annotations::ADDITIVE_IDEMPOTENT,
+            Kind::Remove { idempotent: false } => Annotations::DESTRUCTIVE,
+            Kind::Remove { idempotent: true } => Annotations::DESTRUCTIVE_IDEMPOTENT,
+        }
+    }
+}
+
+/// A tool's description: most are fixed text; some are built from figures
+/// other modules own (the guard's removal rule, a wait's limits, the
+/// sentences several descriptions share), so that none retypes them.
+#[derive(Clone, Copy)]
+pub enum Description {
+    Fixed(&'static str),
+    Built(fn() -> String),
+}
+
+/// The types a tool's call is read into and its result is made of: its
+/// input schema is derived from the one, its outputSchema from the other.
+#[derive(Clone, Copy)]
+pub struct Schemas {
+    /// Its own arguments, in the order they are checked (`confirm_token`
+    /// is added after them for a tool that asks first).
+    input: Derive,
+    /// What its `structuredContent` holds (see [`super::outcome`]).
+    output: Derive,
+}
+
+impl Schemas {
+    pub const fn of<Arguments: JsonSchema, Output: JsonSchema>() -> Schemas {
+        Schemas {
+            input: Arguments::json_schema,
+            output: Output::json_schema,
+        }
+    }
+}
+
 /// One tool.
 pub struct Tool {
     pub name: &'static str,
     pub title: &'static str,
     /// One line for the docs' tables (README, docs/tools.md).
     pub summary: &'static str,
-    pub description: fn() -> String,
-    pub annotations: Annotations,
+    pub description: Description,
+    pub kind: Kind,
     /// It is in the curated preset `essential`: what most sessions need,
     /// and no more.
     pub essential: bool,
-    /// It may ask a person before it acts (👤 in the docs): it takes
-    /// `confirm_token`, which its input schema gets from here.
-    pub asks_first: bool,
-    /// It waits for people, holding a socket for up to a minute: it runs in
-    /// one of the host's places for waits, so that it never takes a place a
-    /// write could use.
-    pub waits: bool,
-    /// Its own arguments, in the order they are checked: the schema its
-    /// `Arguments` struct derives (`Arguments::json_schema`).
-    pub input: Derive,
-    /// What its `structuredContent` holds: the schema of the type its
-    /// results are made of (see [`super::outcome`]).
-    pub output: Derive,
+    pub schemas: Schemas,
     pub run: fn(&Call) -> ToolResult,
 }
 
 impl Tool {
     /// RUSTPAD_READ_ONLY offers exactly the tools that say they only read.
     pub fn is_read(&self) -> bool {
-        self.annotations.read_only
+        self.annotations().read_only
+    }
+
+    pub fn annotations(&self) -> Annotations {
+        self.kind.annotations()
+    }
+
+    /// It may ask a person before it acts: exactly the tools that may
+    /// remove what is there.
+    pub fn asks_first(&self) -> bool {
+        matches!(self.kind, Kind::Remove { .. })
+    }
+
+    /// It runs in one of the host's places for waits.
+    pub fn waits(&self) -> bool {
+        self.kind == Kind::Wait
+    }
+
+    pub fn description(&self) -> String {
+        match self.description {
+            Description::Fixed(text) => text.to_string(),
+            Description::Built(build) => build(),
+        }
     }
 
     /// The input schema `tools/list` shows: the properties and required
     /// names its arguments struct derives, in an object that takes no others.
     pub fn input_schema(&self) -> Value {
         let mut generator = schema::input_generator();
-        let derived = Value::from((self.input)(&mut generator));
+        let derived = Value::from((self.schemas.input)(&mut generator));
         let mut properties = match derived.get("properties") {
             Some(Value::Object(properties)) => properties.clone(),
             _ => Map::new(),
@@ -114,7 +190,7 @@ impl Tool {
                 schema::never_null(property);
             }
         }
-        if self.asks_first {
+        if self.asks_first() {
             let token = generator.subschema_for::<ConfirmToken>().into();
             properties.insert("confirm_token".into(), token);
         }
@@ -128,16 +204,16 @@ impl Tool {
     }
 
     pub fn output_schema(&self) -> Value {
-        schema::output(self.output)
+        schema::output(self.schemas.output)
     }
 
     /// The entry `tools/list` shows for this tool.
     pub fn definition(&self) -> Value {
-        let hints = self.annotations;
+        let hints = self.annotations();
         let definition = Definition {
             name: self.name,
             title: self.title,
-            description: (self.description)(),
+            description: self.description(),
             input_schema: self.input_schema(),
             output_schema: self.output_schema(),
             annotations: Hints {

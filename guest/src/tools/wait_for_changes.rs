@@ -9,18 +9,17 @@
 //! change ends it, this server's own writes included, since the view shows
 //! the model's edits as they land as well as people's.
 
-use std::fmt;
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::Deserializer;
 use serde::{Deserialize, Serialize};
 
-use super::args::{GivenBase, PadId};
+use super::args::{Counted, GivenBase, PadId};
 use super::get_changes::{Found, changes, stale_base};
 use super::outcome::{self, ToolError, ToolResult, Untrusted};
 use super::people;
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::grants::KNOWS_OWN_WRITES;
 use crate::rustpad::base::Base;
 use crate::rustpad::socket::{PadSocket, Track};
@@ -32,13 +31,10 @@ const WAIT: Tool = Tool {
     name: "wait_for_changes",
     title: "Wait for people to change a pad",
     summary: "Waits until someone else changes a pad after a base, then says what changed",
-    description,
-    annotations: Annotations::READ,
+    description: Description::Built(description),
+    kind: Kind::Wait,
     essential: false,
-    asks_first: false,
-    waits: true,
-    input: Arguments::json_schema,
-    output: Untrusted::<Waited>::json_schema,
+    schemas: Schemas::of::<Arguments, Untrusted<Waited>>(),
     run,
 };
 
@@ -48,7 +44,7 @@ pub static FOLLOW: Tool = Tool {
     name: "follow_pad",
     title: "Follow a pad (for the pad view)",
     summary: "Waits until anyone changes a pad after a base, this server's own writes included",
-    description: follow_description,
+    description: Description::Built(follow_description),
     run: run_following,
     ..WAIT
 };
@@ -114,20 +110,8 @@ impl JsonSchema for WaitSeconds {
 
 impl<'de> Deserialize<'de> for WaitSeconds {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Expecting;
-        impl Visitor<'_> for Expecting {
-            type Value = WaitSeconds;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "a whole number of seconds from 1 to {MAX_WAIT_SECONDS}")
-            }
-            fn visit_u64<E: de::Error>(self, seconds: u64) -> Result<WaitSeconds, E> {
-                match seconds {
-                    1..=MAX_WAIT_SECONDS => Ok(WaitSeconds(seconds)),
-                    _ => Err(E::invalid_value(de::Unexpected::Unsigned(seconds), &self)),
-                }
-            }
-        }
-        deserializer.deserialize_u64(Expecting)
+        let counted = Counted::up_to(MAX_WAIT_SECONDS, "number of seconds");
+        deserializer.deserialize_u64(counted).map(WaitSeconds)
     }
 }
 

@@ -271,6 +271,13 @@ impl<'de> Deserialize<'de> for BaseOrNow {
 #[derive(schemars::JsonSchema)]
 pub struct NoArguments {}
 
+/// A tool that takes only the pad it looks at.
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct PadOnly<'a> {
+    #[serde(borrow)]
+    pub id: PadId<'a>,
+}
+
 /// A yes-or-no argument; absent means no.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Flag(pub bool);
@@ -297,20 +304,38 @@ pub struct Line(pub usize);
 
 impl<'de> Deserialize<'de> for Line {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Expecting;
-        impl Visitor<'_> for Expecting {
-            type Value = Line;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "a whole line number from 1 to {MAX_LINE}")
-            }
-            fn visit_u64<E: de::Error>(self, line: u64) -> Result<Line, E> {
-                match usize::try_from(line) {
-                    Ok(line) if (1..=MAX_LINE).contains(&line) => Ok(Line(line)),
-                    _ => Err(E::invalid_value(de::Unexpected::Unsigned(line), &self)),
-                }
-            }
+        let max = MAX_LINE as u64;
+        let line = deserializer.deserialize_u64(Counted::up_to(max, "line number"))?;
+        // At most MAX_LINE, so it fits.
+        Ok(Line(line as usize))
+    }
+}
+
+/// Reads a whole number from 1 to a maximum, and says what it counts when
+/// it is not one ("a whole line number from 1 to …"): a [`Line`], a wait's
+/// seconds.
+pub struct Counted {
+    max: u64,
+    what: &'static str,
+}
+
+impl Counted {
+    pub fn up_to(max: u64, what: &'static str) -> Counted {
+        Counted { max, what }
+    }
+}
+
+impl Visitor<'_> for Counted {
+    type Value = u64;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a whole {} from 1 to {}", self.what, self.max)
+    }
+    fn visit_u64<E: de::Error>(self, number: u64) -> Result<u64, E> {
+        if (1..=self.max).contains(&number) {
+            Ok(number)
+        } else {
+            Err(E::invalid_value(de::Unexpected::Unsigned(number), &self))
         }
-        deserializer.deserialize_u64(Expecting)
     }
 }
 

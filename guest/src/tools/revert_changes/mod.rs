@@ -23,7 +23,7 @@ use super::args::{By, ChangeHandle, Flag, GivenBase, PadId};
 use super::catalogue::{removal_threshold, removals_counted};
 use super::outcome::{ToolError, ToolResult, Untrusted};
 use super::session::{Revertible, Undoable, Written, check_limit, judge_removal, pad_of, take_place, undo_fields};
-use super::tool::{Annotations, Call, Tool};
+use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::guard::Proposal;
 use crate::guard::removal::Change;
 use crate::rustpad::base::{Base, Stale};
@@ -36,13 +36,10 @@ pub static TOOL: Tool = Tool {
     name: "revert_changes",
     title: "Take changes back",
     summary: "Undo one write's change, or whose changes since a base, keeping everyone else's; dry_run previews a diff; asks a person first when it removes most of the pad",
-    description,
-    annotations: Annotations::DESTRUCTIVE,
+    description: Description::Built(description),
+    kind: Kind::Remove { idempotent: false },
     essential: false,
-    asks_first: true,
-    waits: false,
-    input: Arguments::json_schema,
-    output: Written::<Untrusted<Revertible<Reverted>>>::json_schema,
+    schemas: Schemas::of::<Arguments, Written<Untrusted<Revertible<Reverted>>>>(),
     run,
 };
 
