@@ -18,6 +18,7 @@ mod schemas;
 pub use revert::{By, ChangeHandle};
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -297,21 +298,39 @@ pub struct Line(pub usize);
 
 impl<'de> Deserialize<'de> for Line {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Expecting;
-        impl Visitor<'_> for Expecting {
-            type Value = Line;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "a whole line number from 1 to {MAX_LINE}")
-            }
-            fn visit_u64<E: de::Error>(self, line: u64) -> Result<Line, E> {
-                match usize::try_from(line) {
-                    Ok(line) if (1..=MAX_LINE).contains(&line) => Ok(Line(line)),
-                    _ => Err(E::invalid_value(de::Unexpected::Unsigned(line), &self)),
-                }
+        // Within 1..=MAX_LINE, so it fits a usize.
+        a_whole_number(deserializer, "a whole line number", 1..=MAX_LINE as u64)
+            .map(|line| Line(line as usize))
+    }
+}
+
+/// Reads a whole number within `range`; anything else is refused as not
+/// being `what` "from" the range's start "to" its end (a negative number, a
+/// fraction or another type too, in serde's words for each).
+pub fn a_whole_number<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    what: &'static str,
+    range: RangeInclusive<u64>,
+) -> Result<u64, D::Error> {
+    struct Expecting {
+        what: &'static str,
+        range: RangeInclusive<u64>,
+    }
+    impl Visitor<'_> for Expecting {
+        type Value = u64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            let (what, from, to) = (self.what, self.range.start(), self.range.end());
+            write!(f, "{what} from {from} to {to}")
+        }
+        fn visit_u64<E: de::Error>(self, number: u64) -> Result<u64, E> {
+            if self.range.contains(&number) {
+                Ok(number)
+            } else {
+                Err(E::invalid_value(de::Unexpected::Unsigned(number), &self))
             }
         }
-        deserializer.deserialize_u64(Expecting)
     }
+    deserializer.deserialize_u64(Expecting { what, range })
 }
 
 /// `edit_document`'s edits: 1–100 objects of old_text, new_text and an
