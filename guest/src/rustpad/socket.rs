@@ -266,19 +266,17 @@ impl PadSocket {
         // note never covers more than the write.
         let writers_key = writers_key(&self.state.id);
         writers::note(&writers_key, me, None);
-        let outcome = self.send_and_confirm(mark, revision, operation, shown);
+        let outcome = self
+            .send_mark_and_caret(mark, shown)
+            .and_then(|owed| self.send_and_confirm(revision, &operation, owed));
         let last = self.state.last_own_revision().unwrap_or(self.revision);
         writers::note(&writers_key, me, Some(last));
         outcome
     }
 
-    fn send_and_confirm(
-        &mut self,
-        mark: Mark,
-        revision: u64,
-        operation: serde_json::Value,
-        shown: Option<Change>,
-    ) -> Result<(), Error> {
+    /// What goes before a write's edit: the entries of `mark` not sent yet
+    /// (their count returned), then the caret where the edit is `shown`.
+    fn send_mark_and_caret(&mut self, mark: Mark, shown: Option<Change>) -> Result<usize, Error> {
         let owed = mark.entries().saturating_sub(self.marks_sent);
         for _ in 0..owed {
             // Pipelined: each is a whole-text keep at the current revision.
@@ -299,9 +297,20 @@ impl PadSocket {
                 selections,
             })?;
         }
+        Ok(owed)
+    }
+
+    /// Sends the edit itself and waits until Rustpad has acknowledged it
+    /// and the `owed` mark entries sent before it.
+    fn send_and_confirm(
+        &mut self,
+        revision: u64,
+        operation: &serde_json::Value,
+        owed: usize,
+    ) -> Result<(), Error> {
         let sent = self.send(&ClientMsg::Edit {
             revision,
-            operation: &operation,
+            operation,
         });
         if let Err(error) = sent {
             return Err(unknown_outcome(error));
