@@ -9,14 +9,13 @@
 //! change ends it, this server's own writes included, since the view shows
 //! the model's edits as they land as well as people's.
 
-use std::fmt;
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
-use serde::de::{self, Deserializer, Visitor};
+use serde::Deserializer;
 use serde::{Deserialize, Serialize};
 
-use super::args::{GivenBase, PadId};
+use super::args::{GivenBase, PadId, a_whole_number};
 use super::get_changes::{Found, changes, stale_base};
 use super::outcome::{self, ToolError, ToolResult, Untrusted};
 use super::people;
@@ -114,20 +113,8 @@ impl JsonSchema for WaitSeconds {
 
 impl<'de> Deserialize<'de> for WaitSeconds {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Expecting;
-        impl Visitor<'_> for Expecting {
-            type Value = WaitSeconds;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                write!(f, "a whole number of seconds from 1 to {MAX_WAIT_SECONDS}")
-            }
-            fn visit_u64<E: de::Error>(self, seconds: u64) -> Result<WaitSeconds, E> {
-                match seconds {
-                    1..=MAX_WAIT_SECONDS => Ok(WaitSeconds(seconds)),
-                    _ => Err(E::invalid_value(de::Unexpected::Unsigned(seconds), &self)),
-                }
-            }
-        }
-        deserializer.deserialize_u64(Expecting)
+        let seconds = 1..=MAX_WAIT_SECONDS;
+        a_whole_number(deserializer, "a whole number of seconds", seconds).map(WaitSeconds)
     }
 }
 
