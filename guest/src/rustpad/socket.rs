@@ -274,8 +274,7 @@ impl PadSocket {
         outcome
     }
 
-    /// What goes before a write's edit: the entries of `mark` not sent yet
-    /// (their count returned), then the caret where the edit is `shown`.
+    /// Sends `mark`'s entries not sent yet (returning how many), then the caret `shown`.
     fn send_mark_and_caret(&mut self, mark: Mark, shown: Option<Change>) -> Result<usize, Error> {
         let owed = mark.entries().saturating_sub(self.marks_sent);
         for _ in 0..owed {
@@ -300,27 +299,23 @@ impl PadSocket {
         Ok(owed)
     }
 
-    /// Sends the edit itself and waits until Rustpad has acknowledged it
-    /// and the `owed` mark entries sent before it.
+    /// Sends the edit and waits until it and the `owed` marks are acknowledged.
     fn send_and_confirm(
         &mut self,
         revision: u64,
         operation: &serde_json::Value,
         owed: usize,
     ) -> Result<(), Error> {
-        let sent = self.send(&ClientMsg::Edit {
+        self.send(&ClientMsg::Edit {
             revision,
             operation,
-        });
-        if let Err(error) = sent {
-            return Err(unknown_outcome(error));
-        }
+        })
+        .map_err(unknown_outcome)?;
         let acknowledged = self.own_entries + owed as u64 + 1;
         let deadline = Instant::now() + ACK_TIMEOUT;
         while self.own_entries < acknowledged {
-            if let Err(error) = self.receive(deadline, "an acknowledgement of the edit") {
-                return Err(unknown_outcome(error));
-            }
+            self.receive(deadline, "an acknowledgement of the edit")
+                .map_err(unknown_outcome)?;
         }
         Ok(())
     }
