@@ -120,15 +120,12 @@ pub fn fold_lengths(input: &[u8]) {
             last_ours: None,
         };
         let mut marked = Marked::default();
-        let fast = fold::fold_lengths(
-            entries,
-            start,
-            skip,
-            Some(ME),
+        let by = fold::Folding {
+            me: Some(ME),
             deadline,
-            4096,
-            Some(&mut marked),
-        );
+            check_every: 4096,
+        };
+        let fast = fold::fold_lengths(entries, start, skip, by, Some(&mut marked));
         let full = full_fold(entries, skip as usize, ME);
         match (&fast, &full) {
             (Ok(fast), Some((full, full_marked))) => {

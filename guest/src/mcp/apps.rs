@@ -177,13 +177,26 @@ mod tests {
         [legacy.response.unwrap(), modern.response.unwrap()]
     }
 
+    /// The names of the listed tools that link to the view.
     fn linked(response: &str) -> Vec<String> {
+        names_where(response, |tool| {
+            tool.pointer("/_meta/ui/resourceUri") == Some(&json!(VIEW_URI))
+        })
+    }
+
+    /// The names of the listed tools.
+    fn listed(response: &str) -> Vec<String> {
+        names_where(response, |_| true)
+    }
+
+    /// The names of the tools a tools/list response lists that `keep` keeps.
+    fn names_where(response: &str, keep: impl Fn(&Value) -> bool) -> Vec<String> {
         let response: Value = serde_json::from_str(response).unwrap();
         response["result"]["tools"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|tool| tool.pointer("/_meta/ui/resourceUri") == Some(&json!(VIEW_URI)))
+            .filter(|tool| keep(tool))
             .map(|tool| tool["name"].as_str().unwrap().to_string())
             .collect()
     }
@@ -247,16 +260,6 @@ mod tests {
             }
             assert_eq!(&stripped.to_string(), plain);
         }
-    }
-
-    fn listed(response: &str) -> Vec<String> {
-        let response: Value = serde_json::from_str(response).unwrap();
-        response["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|tool| tool["name"].as_str().unwrap().to_string())
-            .collect()
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! One JSON-RPC message from the client, parsed, and what it can be
 //! answered with: a method's result, or an error.
 
+use std::fmt;
+
 use serde_json::{Map, Value};
 
 use rustpad_mcp_rules::codes::{INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, RESOURCE_NOT_FOUND};
@@ -125,6 +127,13 @@ impl From<Value> for Answered {
     }
 }
 
+/// A refusal of a message that is not a request this server can read, with
+/// the id to answer (none when it has no usable one) and what is wrong.
+fn invalid_request(id: Option<Value>, problem: impl fmt::Display) -> (Option<Value>, RpcError) {
+    let error = RpcError::new(INVALID_REQUEST, format!("Invalid request: {problem}"));
+    (id, error)
+}
+
 /// Parses a message. `Ok(None)`: nothing to answer (a stray response).
 // Once per message, and the error is what gets answered: its size is no cost worth boxing for.
 #[allow(clippy::result_large_err)]
@@ -156,58 +165,34 @@ pub(super) fn parse(message: &str) -> Result<Option<Request>, (Option<Value>, Rp
         let id = id
             .cloned()
             .filter(|_| !repeated.at.is_empty() || repeated.key != "id");
-        return Err((
+        return Err(invalid_request(
             id,
-            RpcError::new(
-                INVALID_REQUEST,
-                format!(
-                    "Invalid request: {repeated}; a key given twice can be read either way, so the request is not carried out. Give each key once."
-                ),
+            format!(
+                "{repeated}; a key given twice can be read either way, so the request is not carried out. Give each key once."
             ),
         ));
     }
     let Value::Object(mut object) = value else {
-        return Err((
-            None,
-            RpcError::new(
-                INVALID_REQUEST,
-                "Invalid request: expected a JSON-RPC object",
-            ),
-        ));
+        return Err(invalid_request(None, "expected a JSON-RPC object"));
     };
     let id = object.remove("id");
     let id_is_valid = matches!(&id, None | Some(Value::String(_)))
         || id.as_ref().is_some_and(|v| v.is_i64() || v.is_u64());
     let echo_id = if id_is_valid { id.clone() } else { None };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((
-            echo_id,
-            RpcError::new(
-                INVALID_REQUEST,
-                "Invalid request: \"jsonrpc\" must be \"2.0\"",
-            ),
-        ));
+        return Err(invalid_request(echo_id, "\"jsonrpc\" must be \"2.0\""));
     }
     let method = match object.remove("method") {
         Some(Value::String(method)) => method,
         None if object.contains_key("result") || object.contains_key("error") => return Ok(None),
         _ => {
-            return Err((
-                echo_id,
-                RpcError::new(
-                    INVALID_REQUEST,
-                    "Invalid request: \"method\" must be a string",
-                ),
-            ));
+            return Err(invalid_request(echo_id, "\"method\" must be a string"));
         }
     };
     if !id_is_valid {
-        return Err((
+        return Err(invalid_request(
             None,
-            RpcError::new(
-                INVALID_REQUEST,
-                "Invalid request: \"id\" must be a string or an integer",
-            ),
+            "\"id\" must be a string or an integer",
         ));
     }
     let params = match object.remove("params") {

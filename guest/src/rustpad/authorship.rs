@@ -326,20 +326,28 @@ mod tests {
         Credit { own, marked }
     }
 
+    /// A person's "person", then a writer's " and server" (its mark first).
+    const A_PERSON_THEN_A_WRITER: [(u64, &str); 3] = [
+        (u64::MAX, r#"["person"]"#),
+        (1, "[6]"),
+        (1, r#"[6," and server"]"#),
+    ];
+
     #[test]
     fn what_a_revert_puts_back_is_credited_as_marked_text() {
-        let record = fold(&[
-            (u64::MAX, r#"["person"]"#),
-            // A writer's " and server", then a person's deletion of "person".
-            (1, "[6]"),
-            (1, r#"[6," and server"]"#),
-            (2, r#"[-6,11]"#),
-            // A revert (three marks) puts "person" back.
-            (3, "[11]"),
-            (3, "[11]"),
-            (3, "[11]"),
-            (3, r#"["person",11]"#),
-        ]);
+        let written = fold(&A_PERSON_THEN_A_WRITER);
+        let record = fold_onto(
+            written,
+            &[
+                // A person's deletion of "person".
+                (2, r#"[-6,11]"#),
+                // A revert (three marks) puts "person" back.
+                (3, "[11]"),
+                (3, "[11]"),
+                (3, "[11]"),
+                (3, r#"["person",11]"#),
+            ],
+        );
         assert_eq!(record.class(3), Class::Restorer);
         // What came back counts as marked text, like the writer's: never
         // people's share, never this server's own.
@@ -353,11 +361,7 @@ mod tests {
 
     #[test]
     fn a_writers_text_is_credited_until_anyone_removes_it() {
-        let record = fold(&[
-            (u64::MAX, r#"["person"]"#),
-            (1, "[6]"),
-            (1, r#"[6," and server"]"#),
-        ]);
+        let record = fold(&A_PERSON_THEN_A_WRITER);
         assert_eq!(record.in_text(), credit(0, 11));
         assert_eq!(record.class(1), Class::Writer);
         // Someone else removes " and" (a writer's) and "on" (a person's).

@@ -3,9 +3,9 @@
 
 use std::time::Instant;
 
-use super::http;
 use super::socket::{PadSocket, Track};
 use super::url::RustpadUrl;
+use super::{Error, http};
 
 /// The pad the check looks at (a look leaves no edit, only an empty pad that
 /// Rustpad forgets after a day).
@@ -26,35 +26,18 @@ pub fn run(url: Option<&RustpadUrl>, insecure_tls: bool) -> (bool, Vec<String>) 
         (true, false) => "TLS: on, certificates are checked".into(),
         (true, true) => "TLS: on, certificates are NOT checked (RUSTPAD_INSECURE_TLS=true)".into(),
     });
-    let started = Instant::now();
-    let http_ok = match http::get(url, "/api/stats") {
-        Ok(_) => {
-            lines.push(format!(
-                "HTTP API: works (/api/stats answered in {} ms)",
-                started.elapsed().as_millis()
-            ));
-            true
-        }
-        Err(error) => {
-            lines.push(format!("HTTP API: FAILED: {}", error.message()));
-            false
-        }
-    };
-    let started = Instant::now();
-    let socket_ok = match PadSocket::look(url, CHECK_PAD, Track::LENGTH) {
-        Ok(socket) => {
-            socket.close();
-            lines.push(format!(
-                "Collaboration socket: works (snapshot of pad \"{CHECK_PAD}\" in {} ms)",
-                started.elapsed().as_millis()
-            ));
-            true
-        }
-        Err(error) => {
-            lines.push(format!("Collaboration socket: FAILED: {}", error.message()));
-            false
-        }
-    };
+    let http_ok = step(
+        &mut lines,
+        "HTTP API",
+        || http::get(url, "/api/stats"),
+        |ms| format!("/api/stats answered in {ms} ms"),
+    );
+    let socket_ok = step(
+        &mut lines,
+        "Collaboration socket",
+        || PadSocket::look(url, CHECK_PAD, Track::LENGTH).map(PadSocket::close),
+        |ms| format!("snapshot of pad \"{CHECK_PAD}\" in {ms} ms"),
+    );
     let ok = http_ok && socket_ok;
     lines.push(if ok {
         "Everything this server needs works.".into()
@@ -62,4 +45,26 @@ pub fn run(url: Option<&RustpadUrl>, insecure_tls: bool) -> (bool, Vec<String>) 
         "Some of what this server needs does not work; see above.".into()
     });
     (ok, lines)
+}
+
+/// Tries one thing, timed: a line that `what` works (`how`, given the
+/// milliseconds it took) or how it failed; whether it worked.
+fn step<T>(
+    lines: &mut Vec<String>,
+    what: &str,
+    attempt: impl FnOnce() -> Result<T, Error>,
+    how: impl FnOnce(u128) -> String,
+) -> bool {
+    let started = Instant::now();
+    match attempt() {
+        Ok(_) => {
+            let how = how(started.elapsed().as_millis());
+            lines.push(format!("{what}: works ({how})"));
+            true
+        }
+        Err(error) => {
+            lines.push(format!("{what}: FAILED: {}", error.message()));
+            false
+        }
+    }
 }

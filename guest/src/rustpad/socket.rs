@@ -266,19 +266,16 @@ impl PadSocket {
         // note never covers more than the write.
         let writers_key = writers_key(&self.state.id);
         writers::note(&writers_key, me, None);
-        let outcome = self.send_and_confirm(mark, revision, operation, shown);
+        let outcome = self
+            .send_mark_and_caret(mark, shown)
+            .and_then(|owed| self.send_and_confirm(revision, &operation, owed));
         let last = self.state.last_own_revision().unwrap_or(self.revision);
         writers::note(&writers_key, me, Some(last));
         outcome
     }
 
-    fn send_and_confirm(
-        &mut self,
-        mark: Mark,
-        revision: u64,
-        operation: serde_json::Value,
-        shown: Option<Change>,
-    ) -> Result<(), Error> {
+    /// Sends `mark`'s entries not sent yet (returning how many), then the caret `shown`.
+    fn send_mark_and_caret(&mut self, mark: Mark, shown: Option<Change>) -> Result<usize, Error> {
         let owed = mark.entries().saturating_sub(self.marks_sent);
         for _ in 0..owed {
             // Pipelined: each is a whole-text keep at the current revision.
@@ -299,19 +296,26 @@ impl PadSocket {
                 selections,
             })?;
         }
-        let sent = self.send(&ClientMsg::Edit {
+        Ok(owed)
+    }
+
+    /// Sends the edit and waits until it and the `owed` marks are acknowledged.
+    fn send_and_confirm(
+        &mut self,
+        revision: u64,
+        operation: &serde_json::Value,
+        owed: usize,
+    ) -> Result<(), Error> {
+        self.send(&ClientMsg::Edit {
             revision,
-            operation: &operation,
-        });
-        if let Err(error) = sent {
-            return Err(unknown_outcome(error));
-        }
+            operation,
+        })
+        .map_err(unknown_outcome)?;
         let acknowledged = self.own_entries + owed as u64 + 1;
         let deadline = Instant::now() + ACK_TIMEOUT;
         while self.own_entries < acknowledged {
-            if let Err(error) = self.receive(deadline, "an acknowledgement of the edit") {
-                return Err(unknown_outcome(error));
-            }
+            self.receive(deadline, "an acknowledgement of the edit")
+                .map_err(unknown_outcome)?;
         }
         Ok(())
     }

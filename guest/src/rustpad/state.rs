@@ -16,7 +16,7 @@ use std::time::Instant;
 use super::Error;
 use super::authorship::Authorship;
 use super::change::OwnEdit;
-use super::fold::{FoldError, Lengths, fold_history_frame, fold_lengths};
+use super::fold::{FoldError, Folding, Lengths, fold_history_frame, fold_lengths};
 use super::heard::{self, Edit};
 use super::marks::{self, Class, Marked};
 use super::order::{Heard, Roster};
@@ -263,28 +263,13 @@ impl PadState {
     pub fn absorb(&mut self, frame: &str, deadline: Instant) -> Result<Event, Error> {
         // A long History, when only lengths are kept, is folded as it is read.
         if !self.document.keeps_text() {
-            let from = Lengths {
-                length: self.document.len() as u64,
-                revision: self.revision,
-                ours: 0,
-                last_ours: None,
-            };
-            let check_every = DEADLINE_CHECK_EVERY as u64;
-            let marked = self.marked.as_mut();
-            if let Some(folded) =
-                fold_history_frame(frame, from, self.me, deadline, check_every, marked)
-            {
+            let (from, by) = (self.lengths(), self.folding(deadline));
+            if let Some(folded) = fold_history_frame(frame, from, by, self.marked.as_mut()) {
                 let folded = folded.map_err(|problem| self.refusal(problem))?;
-                self.document.set_length(folded.length as usize);
-                if folded.revision != self.revision {
-                    // Positions cannot be carried over edits not kept.
-                    self.positions.clear();
-                }
-                self.revision = folded.revision;
-                self.own_entries += folded.ours;
-                self.last_own_revision = folded.last_ours.or(self.last_own_revision);
+                let ours = self.take_lengths(folded);
+                self.own_entries += ours;
                 self.hear_frame(frame)?;
-                return Ok(Event::History { ours: folded.ours });
+                return Ok(Event::History { ours });
             }
         }
         let message: ServerMsg = serde_json::from_str(frame).map_err(|error| {
@@ -446,6 +431,15 @@ impl PadState {
         Ok(ours)
     }
 
+    /// How this connection folds a History that must be done by `deadline`.
+    fn folding(&self, deadline: Instant) -> Folding {
+        Folding {
+            me: self.me,
+            deadline,
+            check_every: DEADLINE_CHECK_EVERY as u64,
+        }
+    }
+
     /// Folds a History's entries into lengths, straight from the frame.
     fn fold_lengths(
         &mut self,
@@ -453,21 +447,25 @@ impl PadState {
         skip: u64,
         deadline: Instant,
     ) -> Result<u64, FoldError> {
-        let from = Lengths {
+        let (from, by) = (self.lengths(), self.folding(deadline));
+        let folded = fold_lengths(entries, from, skip, by, self.marked.as_mut())?;
+        Ok(self.take_lengths(folded))
+    }
+
+    /// Where a fold of lengths starts: the pad as this client holds it,
+    /// none of the edits to come counted as ours yet.
+    fn lengths(&self) -> Lengths {
+        Lengths {
             length: self.document.len() as u64,
             revision: self.revision,
             ours: 0,
             last_ours: None,
-        };
-        let folded = fold_lengths(
-            entries,
-            from,
-            skip,
-            self.me,
-            deadline,
-            DEADLINE_CHECK_EVERY as u64,
-            self.marked.as_mut(),
-        )?;
+        }
+    }
+
+    /// Takes the lengths a fold reached as the pad's, and says how many of
+    /// the edits folded were ours.
+    fn take_lengths(&mut self, folded: Lengths) -> u64 {
         self.document.set_length(folded.length as usize);
         if folded.revision != self.revision {
             // Positions cannot be carried over edits not kept.
@@ -475,7 +473,7 @@ impl PadState {
         }
         self.revision = folded.revision;
         self.last_own_revision = folded.last_ours.or(self.last_own_revision);
-        Ok(folded.ours)
+        folded.ours
     }
 
     fn refusal(&self, problem: FoldError) -> Error {

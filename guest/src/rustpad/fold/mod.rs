@@ -40,6 +40,18 @@ pub struct Lengths {
     pub last_ours: Option<u64>,
 }
 
+/// Who folds a History and how long it may take, the same for every fold
+/// of one pad's frame.
+#[derive(Debug, Clone, Copy)]
+pub struct Folding {
+    /// This connection's id, whose edits count as ours.
+    pub me: Option<u64>,
+    /// When the fold gives up.
+    pub deadline: Instant,
+    /// Entries between two looks at the clock.
+    pub check_every: u64,
+}
+
 /// Why a fold stopped.
 #[derive(Debug, PartialEq, Eq)]
 pub enum FoldError {
@@ -53,30 +65,19 @@ pub enum FoldError {
 
 /// Folds `entries` (the History's `operations`, a JSON array of `{id,
 /// operation}`) into `from`, skipping the first `skip` entries (already
-/// folded) but still reading them; `me` marks our own edits, and `marked`,
-/// when given, follows each entry's connection. The deadline is looked at
-/// every `check_every` entries.
+/// folded) but still reading them, `by` whom and within what time;
+/// `marked`, when given, follows each entry's connection.
 pub fn fold_lengths(
     entries: &str,
     from: Lengths,
     skip: u64,
-    me: Option<u64>,
-    deadline: Instant,
-    check_every: u64,
+    by: Folding,
     marked: Option<&mut Marked>,
 ) -> Result<Lengths, FoldError> {
     // The fast reader may give up half way: the careful one follows the
     // same entries again, which changes nothing (see `Marked::follow`).
     let mut marked = marked;
-    match scan::fold(
-        entries,
-        from,
-        skip,
-        me,
-        deadline,
-        check_every,
-        marked.as_deref_mut(),
-    ) {
+    match scan::fold(entries, from, skip, by, marked.as_deref_mut()) {
         scan::Scanned::Folded(lengths) => return Ok(lengths),
         scan::Scanned::Late => return Err(FoldError::Deadline),
         scan::Scanned::Unsure => {}
@@ -84,9 +85,7 @@ pub fn fold_lengths(
     let mut fold = Fold {
         at: from,
         skip,
-        me,
-        deadline,
-        check_every,
+        by,
         index: 0,
         stopped: None,
         marked,
@@ -108,12 +107,10 @@ pub fn fold_lengths(
 pub fn fold_history_frame(
     frame: &str,
     from: Lengths,
-    me: Option<u64>,
-    deadline: Instant,
-    check_every: u64,
+    by: Folding,
     marked: Option<&mut Marked>,
 ) -> Option<Result<Lengths, FoldError>> {
-    match scan::history_frame(frame, from, me, deadline, check_every, marked) {
+    match scan::history_frame(frame, from, by, marked) {
         scan::Scanned::Folded(lengths) => Some(Ok(lengths)),
         scan::Scanned::Late => Some(Err(FoldError::Deadline)),
         scan::Scanned::Unsure => None,
@@ -123,9 +120,7 @@ pub fn fold_history_frame(
 struct Fold<'c> {
     at: Lengths,
     skip: u64,
-    me: Option<u64>,
-    deadline: Instant,
-    check_every: u64,
+    by: Folding,
     /// The entry being read, counted from the History's first.
     index: u64,
     /// Set when the fold, not the parser, refused (the parser then stops too).
@@ -194,13 +189,13 @@ impl Entry<'_, '_> {
         if fold.index < fold.skip {
             return Ok(());
         }
-        if fold.index.is_multiple_of(fold.check_every) && Instant::now() > fold.deadline {
+        if fold.index.is_multiple_of(fold.by.check_every) && Instant::now() > fold.by.deadline {
             return Err(fold.stop(FoldError::Deadline));
         }
         if let Err(reason) = fold.apply(totals.0, totals.1) {
             return Err(fold.stop(reason));
         }
-        if Some(id) == fold.me {
+        if Some(id) == fold.by.me {
             fold.at.ours += 1;
             fold.at.last_ours = Some(fold.at.revision);
         }
@@ -249,31 +244,14 @@ impl<'de> Visitor<'de> for Entry<'_, '_> {
     }
 }
 
-/// A key of an entry.
+/// A key of an entry (JSON's keys are strings, so any other is `Other`).
+#[derive(serde::Deserialize)]
+#[serde(field_identifier, rename_all = "lowercase")]
 enum Field {
     Id,
     Operation,
+    #[serde(other)]
     Other,
-}
-
-impl<'de> de::Deserialize<'de> for Field {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Field, D::Error> {
-        struct Name;
-        impl Visitor<'_> for Name {
-            type Value = Field;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a field name")
-            }
-            fn visit_str<E: de::Error>(self, name: &str) -> Result<Field, E> {
-                Ok(match name {
-                    "id" => Field::Id,
-                    "operation" => Field::Operation,
-                    _ => Field::Other,
-                })
-            }
-        }
-        deserializer.deserialize_identifier(Name)
-    }
 }
 
 /// An operation's parts, read as (base length, target length, whether it
@@ -373,8 +351,12 @@ mod tests {
             ours: 0,
             last_ours: None,
         };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        fold_lengths(entries, start, skip, Some(7), deadline, 4096, None)
+        let by = Folding {
+            me: Some(7),
+            deadline: Instant::now() + Duration::from_secs(60),
+            check_every: 4096,
+        };
+        fold_lengths(entries, start, skip, by, None)
     }
 
     #[test]

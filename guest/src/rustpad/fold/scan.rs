@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use super::super::marks::Marked;
 use super::super::ot::MAX_PART;
-use super::Lengths;
+use super::{Folding, Lengths};
 use crate::text::MAX_DOCUMENT_CHARS;
 
 /// How the scan ended.
@@ -35,19 +35,11 @@ pub(super) fn fold(
     entries: &str,
     from: Lengths,
     skip: u64,
-    me: Option<u64>,
-    deadline: Instant,
-    check_every: u64,
+    by: Folding,
     marked: Option<&mut Marked>,
 ) -> Scanned {
     let mut scanner = Scanner::new(entries);
-    let fold = Fold {
-        from,
-        skip,
-        me,
-        deadline,
-        check_every,
-    };
+    let fold = Fold { from, skip, by };
     finish(scanner.entries(&fold, marked).and_then(|lengths| {
         scanner.end()?;
         Ok(lengths)
@@ -60,9 +52,7 @@ pub(super) fn fold(
 pub(super) fn history_frame(
     frame: &str,
     from: Lengths,
-    me: Option<u64>,
-    deadline: Instant,
-    check_every: u64,
+    by: Folding,
     marked: Option<&mut Marked>,
 ) -> Scanned {
     let mut scanner = Scanner::new(frame);
@@ -76,9 +66,7 @@ pub(super) fn history_frame(
         let fold = Fold {
             from,
             skip: from.revision - start,
-            me,
-            deadline,
-            check_every,
+            by,
         };
         let lengths = scanner.entries(&fold, marked)?;
         scanner.literal(b"}}")?;
@@ -99,9 +87,7 @@ fn finish(outcome: Step<Lengths>) -> Scanned {
 struct Fold {
     from: Lengths,
     skip: u64,
-    me: Option<u64>,
-    deadline: Instant,
-    check_every: u64,
+    by: Folding,
 }
 
 enum Stop {
@@ -139,7 +125,7 @@ impl<'a> Scanner<'a> {
             let (base, target, keeps) = self.parts()?;
             self.literal(b"}")?;
             if index >= fold.skip {
-                if index.is_multiple_of(fold.check_every) && Instant::now() > fold.deadline {
+                if index.is_multiple_of(fold.by.check_every) && Instant::now() > fold.by.deadline {
                     return Err(Stop::Late);
                 }
                 if base != lengths.length || target > MAX_DOCUMENT_CHARS as u64 {
@@ -147,7 +133,7 @@ impl<'a> Scanner<'a> {
                 }
                 lengths.length = target;
                 lengths.revision += 1;
-                if Some(id) == fold.me {
+                if Some(id) == fold.by.me {
                     lengths.ours += 1;
                     lengths.last_ours = Some(lengths.revision);
                 }
