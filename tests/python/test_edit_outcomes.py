@@ -10,7 +10,7 @@ from conftest import ERAS, call, failed, ok
 
 pytestmark = pytest.mark.anyio
 
-# Where a failure says its edit may or may not have been made (guest/src/result.rs).
+# Where a failure says its edit may or may not have been made (guest/src/tools/outcome.rs).
 OUTCOME_KEY = "rustpad-mcp/outcome"
 
 

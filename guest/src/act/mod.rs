@@ -163,6 +163,12 @@ fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<ToolOutput,
             "the arguments are not CBOR that reads as JSON (byte strings, tags and non-text keys have no JSON form)",
         )
     })?;
+    let Some(tool) = mcp::offered_tool(&config, name, None) else {
+        return Err(Failure::new(
+            NOT_FOUND,
+            format!("Unknown tool: {}", crate::text::clean_line(name, 100)),
+        ));
+    };
     let arguments = match arguments {
         Value::Null => Map::new(),
         Value::Object(arguments) => arguments,
@@ -174,7 +180,7 @@ fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<ToolOutput,
         }
     };
     let call = ToolCall {
-        name,
+        tool,
         arguments,
         context: CallContext {
             era: Era::Legacy,
@@ -182,7 +188,6 @@ fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<ToolOutput,
             responses: None,
             state: None,
         },
-        view_tool: None,
     };
     match mcp::run_tool(&config, call) {
         CallOutcome::Done(output) => Ok(output),
@@ -191,10 +196,6 @@ fn call(name: &str, arguments: &[u8], metadata: &Metadata) -> Result<ToolOutput,
         CallOutcome::InputRequired(_) => Err(Failure::new(
             REFUSED,
             "a person has to confirm this first, and this host passes no question on to one",
-        )),
-        CallOutcome::UnknownTool => Err(Failure::new(
-            NOT_FOUND,
-            format!("Unknown tool: {}", crate::text::clean_line(name, 100)),
         )),
         CallOutcome::Busy(reason) => Err(Failure::new(INTERNAL, format!("Server busy: {reason}"))),
     }

@@ -285,7 +285,14 @@ fn network_failure(code: ErrorCode, doing: &str) -> HostError {
             ErrorKind::Refused
         }
         ErrorCode::Timeout => ErrorKind::TimedOut,
-        _ => ErrorKind::Unreachable,
+        ErrorCode::ConnectionRefused
+        | ErrorCode::RemoteUnreachable
+        | ErrorCode::NameUnresolvable
+        | ErrorCode::TemporaryResolverFailure => ErrorKind::Unreachable,
+        ErrorCode::NewSocketLimit | ErrorCode::OutOfMemory | ErrorCode::WouldBlock => {
+            ErrorKind::Busy
+        }
+        _ => ErrorKind::Closed,
     };
     HostError::new(kind, format!("{doing} ({})", network_error(code)))
 }

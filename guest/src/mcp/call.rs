@@ -15,16 +15,28 @@ use crate::config::Config;
 use crate::guard::{ANSWER_KEY, MAX_ROUNDS, Question};
 use crate::tools::{self, CallContext, Era, Tool, ToolError, ToolOutput};
 
-/// One tool call, as every front end puts it: which tool, its arguments,
-/// and what the request knows (its revision, what its client can do, the
-/// answers it carries). The MCP dispatch reads it from `tools/call`; the
-/// ACT plugin from its host's call.
-pub struct ToolCall<'a> {
-    pub name: &'a str,
+/// One tool call, as every front end puts it: which tool (found with
+/// [`offered_tool`] before anything else is read), its arguments, and what
+/// the request knows (its revision, what its client can do, the answers it
+/// carries). The MCP dispatch reads it from `tools/call`; the ACT plugin
+/// from its host's call.
+pub struct ToolCall {
+    pub tool: &'static Tool,
     pub arguments: Map<String, Value>,
     pub context: CallContext,
-    /// The pad view's own tool, where this client was offered it.
-    pub view_tool: Option<&'static Tool>,
+}
+
+/// The tool `name` names, where this server offers it: one the configuration
+/// offers, or the pad view's own (`view_tool`) where this client was offered
+/// it.
+pub fn offered_tool(
+    config: &Config,
+    name: &str,
+    view_tool: Option<&'static Tool>,
+) -> Option<&'static Tool> {
+    tools::catalogue::from_name(name)
+        .filter(|tool| config.offers(tool))
+        .or(view_tool.filter(|tool| tool.name == name))
 }
 
 /// How a tool call ended, for the front end to put in its own shapes.
@@ -38,8 +50,6 @@ pub enum CallOutcome {
     /// A person has to answer first: the 2026-07-28 client asks and calls
     /// again with the answer and `state`.
     InputRequired(Box<Question>),
-    /// No tool of this name is offered here.
-    UnknownTool,
     /// The host had no place for the call: the reason.
     Busy(String),
 }
@@ -50,17 +60,10 @@ pub enum CallOutcome {
 /// answer (2025-11-25).
 pub fn run(config: &Config, call: ToolCall) -> CallOutcome {
     let ToolCall {
-        name,
+        tool,
         arguments,
         mut context,
-        view_tool,
     } = call;
-    let tool = tools::catalogue::from_name(name)
-        .filter(|tool| config.offers(tool))
-        .or(view_tool.filter(|tool| tool.name == name));
-    let Some(tool) = tool else {
-        return CallOutcome::UnknownTool;
-    };
     let settings = config.tool_settings();
     for _ in 0..=MAX_ROUNDS {
         let question = match tools::call(&settings, tool, &arguments, &context) {
@@ -91,8 +94,7 @@ pub fn run(config: &Config, call: ToolCall) -> CallOutcome {
     ))
 }
 
-/// `tools/call`: the tool `request` names, one the configuration offers or
-/// the pad view's own (`view_tool`) where this client was offered it; its
+/// `tools/call`: the tool `request` names (see [`offered_tool`]); its
 /// outcome as the `CallToolResult` (or JSON-RPC error) of this revision, and
 /// the pad it used, as its result names it.
 pub(super) fn call_tool(
@@ -106,6 +108,13 @@ pub(super) fn call_tool(
         return Err(RpcError::new(
             INVALID_PARAMS,
             "Invalid params: tools/call needs a tool name",
+        )
+        .into());
+    };
+    let Some(tool) = offered_tool(config, name, view_tool) else {
+        return Err(RpcError::new(
+            INVALID_PARAMS,
+            format!("Unknown tool: {}", crate::text::clean_line(name, 100)),
         )
         .into());
     };
@@ -130,10 +139,9 @@ pub(super) fn call_tool(
         ));
     }
     let call = ToolCall {
-        name,
+        tool,
         arguments,
         context,
-        view_tool,
     };
     match run(config, call) {
         CallOutcome::Done(output) => {
@@ -152,11 +160,6 @@ pub(super) fn call_tool(
             }),
             None,
         )),
-        CallOutcome::UnknownTool => Err(RpcError::new(
-            INVALID_PARAMS,
-            format!("Unknown tool: {}", crate::text::clean_line(name, 100)),
-        )
-        .into()),
         CallOutcome::Busy(reason) => Err(Refusal::Busy(reason)),
     }
 }

@@ -39,7 +39,7 @@ pub use rustpad_mcp_rules::status::ReplyError;
 use crate::config::Config;
 use request::{Answered, Outcome, Refusal, RpcError};
 
-pub use call::{CallOutcome, ToolCall, run as run_tool};
+pub use call::{CallOutcome, ToolCall, offered_tool, run as run_tool};
 pub use lists::server_info;
 pub use subscriptions::{MAX_PADS_PER_LISTEN, ROUND, Resume, Round, watch_round};
 

@@ -140,9 +140,7 @@ fn read_body(
             }
             Err(StreamError::Closed) => return Ok((bytes, true)),
             Err(StreamError::LastOperationFailed(_)) => {
-                return Err(Error::new(
-                    "the connection to Rustpad broke while reading its answer",
-                ));
+                return Err(Error::new(BROKE));
             }
         }
     }
@@ -195,6 +193,9 @@ fn status_error(path: &str, status: u16, body: &[u8]) -> Error {
     Error::new(message)
 }
 
+/// Rustpad's answer stopped short: it died, restarted or closed the connection.
+const BROKE: &str = "the connection to Rustpad broke while reading its answer";
+
 fn request_error(code: &ErrorCode) -> Error {
     let message = match code {
         ErrorCode::HttpRequestDenied => {
@@ -206,6 +207,9 @@ fn request_error(code: &ErrorCode) -> Error {
         ErrorCode::DnsError(_) | ErrorCode::DestinationNotFound => {
             "could not resolve the Rustpad host name in RUSTPAD_URL".to_string()
         }
+        // A host that cannot tell the two apart (some say protocol error for both) gets both words.
+        ErrorCode::ConnectionTerminated => BROKE.to_string(),
+        ErrorCode::HttpProtocolError => format!("{BROKE}, or what it sent was not HTTP"),
         ErrorCode::ConnectionTimeout | ErrorCode::ConnectionReadTimeout | ErrorCode::HttpResponseTimeout => {
             "Rustpad did not answer in time".to_string()
         }

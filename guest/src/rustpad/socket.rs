@@ -114,7 +114,7 @@ impl PadSocket {
         let address = url.websocket(&format!("/api/socket/{id}"));
         let connection = Connection::connect(&address).map_err(|failure| {
             let hint = match failure.kind {
-                ErrorKind::NotWebsocket => {
+                ErrorKind::NotWebsocket | ErrorKind::TimedOut => {
                     " If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
                 }
                 ErrorKind::Unreachable => " Check RUSTPAD_URL and that the instance is running.",

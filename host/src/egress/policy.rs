@@ -97,7 +97,14 @@ impl Egress {
         let response = tokio::time::timeout(first_byte, sender.send_request(request))
             .await
             .map_err(|_| HttpError::ConnectionReadTimeout)?
-            .map_err(|_| HttpError::HttpProtocolError)?;
+            .map_err(|error| {
+                // Rustpad went away mid-answer, as against an answer that is not HTTP.
+                if error.is_incomplete_message() || error.is_closed() || error.is_canceled() {
+                    HttpError::ConnectionTerminated
+                } else {
+                    HttpError::HttpProtocolError
+                }
+            })?;
         Ok(response.map(|body| body.map_err(HttpError::from).boxed_unsync()))
     }
 }
@@ -129,12 +136,32 @@ impl ConnectError {
 
 use tls::is_certificate_error;
 
+/// What a failed connect says of its destination: nothing there (refused,
+/// no route, no such name), no room here (out of file descriptors or
+/// memory), or anything else, a connection that broke.
+fn io_kind(error: &std::io::Error) -> ErrorKind {
+    use std::io::ErrorKind as Io;
+    // EMFILE, ENFILE, ENOBUFS, ENOMEM: this process is out of room, not Rustpad.
+    if matches!(error.raw_os_error(), Some(23 | 24 | 105 | 12)) {
+        return ErrorKind::Busy;
+    }
+    match error.kind() {
+        Io::ConnectionRefused
+        | Io::HostUnreachable
+        | Io::NetworkUnreachable
+        | Io::AddrNotAvailable
+        | Io::NotFound => ErrorKind::Unreachable,
+        Io::TimedOut => ErrorKind::TimedOut,
+        _ => ErrorKind::Closed,
+    }
+}
+
 impl ConnectError {
     /// The same failure, by kind, for the component's `websocket.connect`.
     pub fn failure(self) -> ImportError {
         let kind = match &self {
             ConnectError::Timeout => ErrorKind::TimedOut,
-            ConnectError::Io(_) => ErrorKind::Unreachable,
+            ConnectError::Io(e) => io_kind(e),
             ConnectError::Name => ErrorKind::Invalid,
             ConnectError::Tls(e) if is_certificate_error(e) => ErrorKind::Refused,
             ConnectError::Tls(_) => ErrorKind::Closed,

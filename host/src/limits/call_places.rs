@@ -4,6 +4,7 @@
 //!
 //! Behind the WIT interface `calls` (runtime::imports::calls).
 
+use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 use std::sync::Arc;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -38,19 +39,19 @@ impl CallPlaces {
     }
 
     /// A place, held until dropped, or the refusal.
-    pub fn take(&self) -> Result<OwnedSemaphorePermit, String> {
+    pub fn take(&self) -> Result<OwnedSemaphorePermit, ImportError> {
         self.places
             .clone()
             .try_acquire_owned()
-            .map_err(|_| self.refusal.clone())
+            .map_err(|_| ImportError::new(ErrorKind::Busy, self.refusal.clone()))
     }
 
     /// A place for a call that waits, held until dropped, or the refusal.
-    pub fn take_for_waiting(&self) -> Result<OwnedSemaphorePermit, String> {
+    pub fn take_for_waiting(&self) -> Result<OwnedSemaphorePermit, ImportError> {
         self.waits
             .clone()
             .try_acquire_owned()
-            .map_err(|_| self.wait_refusal.clone())
+            .map_err(|_| ImportError::new(ErrorKind::Busy, self.wait_refusal.clone()))
     }
 }
 

@@ -18,9 +18,9 @@ use super::{MAX_INSTANCES, MAX_TABLE_ELEMENTS, MEMORY_LIMIT_BYTES};
 use crate::egress::policy::Egress;
 use crate::limits::call_places::CallPlaces;
 use crate::limits::memory_budget::{MemoryBudget, Reservation};
-use crate::state::own_writes::Writers;
-use crate::state::recently_used::Recent;
-use crate::state::running_totals::Tallies;
+use crate::state::own_writes::OwnWrites;
+use crate::state::recently_used::RecentlyUsed;
+use crate::state::running_totals::RunningTotals;
 use crate::state::watches::{Held, Watching};
 
 /// Who the component asks when it needs a person (MCP elicitation).
@@ -40,14 +40,14 @@ pub struct CallState {
     pub(super) hooks: EgressHooks,
     pub(super) limits: MemoryCap,
     pub(super) egress: Arc<Egress>,
-    pub(super) tallies: Arc<Tallies>,
-    pub(super) writers: Arc<Writers>,
+    pub(super) tallies: Arc<RunningTotals>,
+    pub(super) writers: Arc<OwnWrites>,
     pub(super) elicitor: Option<Arc<dyn Elicitor>>,
     /// Where tool calls get their place; none: no bound.
     pub(super) places: Option<Arc<CallPlaces>>,
     pub(super) watching: Watching,
     /// What this instance's session used lately, if it has a session.
-    pub(super) recent: Option<Arc<Recent>>,
+    pub(super) recent: Option<Arc<RecentlyUsed>>,
     /// The request this instance held open, for the call to keep.
     pub(super) held: Option<Held>,
     /// The place this instance's tool call holds, once it took one.

@@ -24,9 +24,9 @@ use crate::egress::policy::Egress;
 use crate::limits::call_places::CallPlaces;
 use crate::limits::memory_budget::{MemoryBudget, Reservation};
 use crate::settings::Limits;
-use crate::state::own_writes::Writers;
-use crate::state::recently_used::Recent;
-use crate::state::running_totals::Tallies;
+use crate::state::own_writes::OwnWrites;
+use crate::state::recently_used::RecentlyUsed;
+use crate::state::running_totals::RunningTotals;
 use crate::state::watches::{Held, Resume, Round, Rounds, Watching};
 use call_state::{EgressHooks, MemoryCap, Refused, Waited};
 
@@ -60,7 +60,7 @@ pub struct Grants {
     /// Where its watches go, and whether its request may be held open.
     pub watching: Watching,
     /// What its session used lately; none: the transport keeps no session.
-    pub recent: Option<Arc<Recent>>,
+    pub recent: Option<Arc<RecentlyUsed>>,
 }
 
 /// The component, built and compiled by build.rs for this binary's target,
@@ -153,8 +153,8 @@ pub struct Runtime {
     pre: ServerPre<CallState>,
     env: Vec<(String, String)>,
     egress: Arc<Egress>,
-    tallies: Arc<Tallies>,
-    writers: Arc<Writers>,
+    tallies: Arc<RunningTotals>,
+    writers: Arc<OwnWrites>,
     budget: Arc<MemoryBudget>,
 }
 
@@ -206,7 +206,7 @@ impl Runtime {
             pre,
             env,
             egress: Egress::new(None, false),
-            tallies: Arc::new(Tallies::new(
+            tallies: Arc::new(RunningTotals::new(
                 limits.tally_pads,
                 Duration::from_secs(limits.tally_seconds as u64),
             )),

@@ -21,7 +21,7 @@ const UNIT_BYTES: usize = 1024;
 
 /// The sending side; clones share the same room.
 #[derive(Clone)]
-pub struct Outbox {
+pub struct ClientQueue {
     lines: mpsc::UnboundedSender<Queued>,
     room: Arc<Semaphore>,
     capacity: u32,
@@ -55,12 +55,12 @@ pub struct Closed;
 
 /// A queue holding at most `capacity_bytes` of lines (a longer line waits for
 /// the queue to empty, then goes alone).
-pub fn outbox(capacity_bytes: usize) -> (Outbox, Lines) {
+pub fn outbox(capacity_bytes: usize) -> (ClientQueue, Lines) {
     let capacity = u32::try_from(capacity_bytes.div_ceil(UNIT_BYTES)).unwrap_or(u32::MAX);
     let room = Arc::new(Semaphore::new(capacity as usize));
     let (sender, receiver) = mpsc::unbounded_channel();
     (
-        Outbox {
+        ClientQueue {
             lines: sender,
             room: room.clone(),
             capacity,
@@ -72,7 +72,7 @@ pub fn outbox(capacity_bytes: usize) -> (Outbox, Lines) {
     )
 }
 
-impl Outbox {
+impl ClientQueue {
     /// Queues `line` once there is room for it.
     pub async fn send(&self, line: String) -> Result<(), Closed> {
         self.send_marked(line, None).await
@@ -93,7 +93,7 @@ impl Outbox {
         });
     }
 
-    /// Queues `line` like [`Outbox::send`]; `pending` is cleared once the
+    /// Queues `line` like [`ClientQueue::send`]; `pending` is cleared once the
     /// line has been written.
     async fn send_marked(
         &self,

@@ -26,11 +26,11 @@ pub const KEPT_FOR: Duration = Duration::from_secs(60 * 60);
 type Note = (u64, Option<u64>);
 
 #[derive(Default)]
-pub struct Writers {
+pub struct OwnWrites {
     pads: Mutex<HashMap<String, (Instant, VecDeque<Note>)>>,
 }
 
-impl Writers {
+impl OwnWrites {
     pub fn note(&self, key: String, number: u64, last_revision: Option<u64>) {
         let now = Instant::now();
         let mut pads = crate::sync::lock(&self.pads);
@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn a_write_is_noted_in_flight_then_with_its_revision() {
-        let writers = Writers::default();
+        let writers = OwnWrites::default();
         writers.note("p".into(), 7, None);
         assert_eq!(writers.noted("p"), [(7, None)]);
         writers.note("p".into(), 7, Some(12));
@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn only_the_newest_connections_of_a_pad_are_kept() {
-        let writers = Writers::default();
+        let writers = OwnWrites::default();
         for number in 0..100 {
             writers.note("p".into(), number, Some(number));
         }
@@ -103,7 +103,7 @@ mod tests {
 
     #[test]
     fn a_full_record_forgets_the_pad_noted_longest_ago() {
-        let writers = Writers::default();
+        let writers = OwnWrites::default();
         for pad in 0..=PADS {
             writers.note(pad.to_string(), 1, None);
         }

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::state::client_queue::Outbox;
+use crate::state::client_queue::ClientQueue;
 use crate::sync::lock;
 
 /// Items one session's list holds.
@@ -20,17 +20,17 @@ pub const MAX_ITEMS: usize = 20;
 pub const MAX_ITEM_BYTES: usize = 256;
 
 /// One session's list.
-pub struct Recent {
+pub struct RecentlyUsed {
     items: std::sync::Mutex<VecDeque<String>>,
-    out: Outbox,
+    out: ClientQueue,
     /// A "changed" line is queued and not yet written.
     on_its_way: Arc<AtomicBool>,
 }
 
-impl Recent {
+impl RecentlyUsed {
     /// An empty list whose changes are told to `out`.
-    pub fn new(out: Outbox) -> Arc<Recent> {
-        Arc::new(Recent {
+    pub fn new(out: ClientQueue) -> Arc<RecentlyUsed> {
+        Arc::new(RecentlyUsed {
             items: Default::default(),
             out,
             on_its_way: Arc::default(),
@@ -72,7 +72,7 @@ mod tests {
     #[tokio::test]
     async fn newest_first_bounded_and_told_once_per_change() {
         let (out, mut lines) = outbox(1 << 16);
-        let recent = Recent::new(out);
+        let recent = RecentlyUsed::new(out);
         recent.note("a".into(), Some("changed".into()));
         assert_eq!(lines.next().await.unwrap().line, "changed");
         recent.note("b".into(), Some("changed".into()));

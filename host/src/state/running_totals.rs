@@ -39,7 +39,7 @@ struct Kept {
     amount: Amount,
 }
 
-pub struct Tallies {
+pub struct RunningTotals {
     keys: Mutex<HashMap<String, VecDeque<Kept>>>,
     turns: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Live keys kept at most, of amounts and of turns each.
@@ -51,11 +51,11 @@ pub struct Tallies {
 /// A key's turn, held until dropped.
 pub struct Turn(#[allow(dead_code)] OwnedMutexGuard<()>);
 
-impl Tallies {
+impl RunningTotals {
     /// A tally keeping at most `capacity` live keys, each amount for at
     /// most `longest`.
-    pub fn new(capacity: usize, longest: Duration) -> Tallies {
-        Tallies {
+    pub fn new(capacity: usize, longest: Duration) -> RunningTotals {
+        RunningTotals {
             keys: Mutex::default(),
             turns: Mutex::default(),
             capacity,
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn nothing_is_kept_longer_than_the_longest() {
-        let tallies = Tallies::new(10, Duration::ZERO);
+        let tallies = RunningTotals::new(10, Duration::ZERO);
         assert!(tallies.add("a".into(), amount(5, ""), DAY).is_some());
         assert_eq!(tallies.add("a".into(), amount(0, ""), DAY), Some(vec![]));
     }
@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn amounts_add_up_within_the_window_and_expire() {
-        let tallies = Tallies::new(10, DAY);
+        let tallies = RunningTotals::new(10, DAY);
         let minute = Duration::from_secs(60);
         assert_eq!(tallies.add("a".into(), amount(0, ""), minute), Some(vec![]));
         assert_eq!(
@@ -189,7 +189,7 @@ mod tests {
 
     #[test]
     fn a_full_tally_cannot_say_and_keeps_what_it_has() {
-        let tallies = Tallies::new(2, DAY);
+        let tallies = RunningTotals::new(2, DAY);
         let minute = Duration::from_secs(60);
         assert!(tallies.add("a".into(), amount(1, ""), minute).is_some());
         assert!(tallies.add("b".into(), amount(1, ""), minute).is_some());
@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn many_amounts_under_one_key_are_merged_not_lost_and_lose_their_note() {
-        let tallies = Tallies::new(10, DAY);
+        let tallies = RunningTotals::new(10, DAY);
         let minute = Duration::from_secs(60);
         let mut last = None;
         for n in 1..=1000u64 {
@@ -224,7 +224,7 @@ mod tests {
 
     #[tokio::test]
     async fn one_turn_per_key_at_a_time() {
-        let tallies = Arc::new(Tallies::new(2, DAY));
+        let tallies = Arc::new(RunningTotals::new(2, DAY));
         let short = Duration::from_millis(50);
         let held = tallies.take_turn("a".into(), short).await.unwrap();
         // The same key waits, and gives up after its wait; another key does not.

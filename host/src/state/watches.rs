@@ -23,6 +23,7 @@
 //!   it (dropping what the component said is not worth a round) and starts
 //!   the next round when one is, or when the connection ends.
 
+use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::pin::Pin;
@@ -38,7 +39,7 @@ use rustpad_mcp_rules::watching::COALESCE;
 use crate::egress::websocket::{Connection, LIVE_MESSAGE_BYTES, Woken};
 use crate::settings::WatchLimits;
 use crate::state::client_address::ClientAddress;
-use crate::state::client_queue::Outbox;
+use crate::state::client_queue::ClientQueue;
 use crate::sync::lock;
 
 /// Where the next round goes on from (the component's `resume`): its
@@ -120,7 +121,7 @@ impl Drop for Subject {
 #[derive(Clone)]
 struct Subscriber {
     update: Arc<str>,
-    out: Outbox,
+    out: ClientQueue,
     /// An update is on its way (queued for the client, not yet written).
     on_its_way: Arc<AtomicBool>,
 }
@@ -146,7 +147,7 @@ impl Watchers {
     pub fn scope(
         self: &Arc<Self>,
         limit: usize,
-        out: Outbox,
+        out: ClientQueue,
         address: Option<ClientAddress>,
     ) -> Scope {
         Scope {
@@ -204,7 +205,7 @@ pub struct Scope {
     id: u64,
     watchers: Arc<Watchers>,
     limit: usize,
-    out: Outbox,
+    out: ClientQueue,
     address: Option<ClientAddress>,
     subjects: Mutex<HashSet<String>>,
 }
@@ -213,12 +214,12 @@ impl Scope {
     /// Watches each `(subject, update)` for this scope, all or none: an
     /// error says which cap stood in the way. A subject the scope watches
     /// already gets the new update line.
-    pub fn watch_all(&self, watches: Vec<Watch>) -> Result<(), String> {
+    pub fn watch_all(&self, watches: Vec<Watch>) -> Result<(), ImportError> {
         self.add(watches, false)
     }
 
     /// [`Scope::watch_all`], with updates `held` back until [`Scope::open`].
-    fn add(&self, watches: Vec<Watch>, held: bool) -> Result<(), String> {
+    fn add(&self, watches: Vec<Watch>, held: bool) -> Result<(), ImportError> {
         let mut mine = lock(&self.subjects);
         let new: HashSet<&str> = watches
             .iter()
@@ -226,10 +227,14 @@ impl Scope {
             .filter(|subject| !mine.contains(*subject))
             .collect();
         if mine.len() + new.len() > self.limit {
-            return Err(format!(
-                "one subscriber may watch at most {} pads here, and this would make {}",
-                self.limit,
-                mine.len() + new.len()
+            // More than one subscriber may ever have, however long it waits.
+            return Err(ImportError::new(
+                ErrorKind::TooLarge,
+                format!(
+                    "one subscriber may watch at most {} pads here, and this would make {}",
+                    self.limit,
+                    mine.len() + new.len()
+                ),
             ));
         }
         let mut subjects = lock(&self.watchers.subjects);
@@ -243,18 +248,24 @@ impl Scope {
                 .count();
             let cap = self.watchers.limits.per_address;
             if held_count + fresh > cap {
-                return Err(format!(
-                    "the clients of one address ({address}) may have at most {cap} pads watched here at once, and this would make {}; end some subscriptions first",
-                    held_count + fresh
+                return Err(ImportError::new(
+                    ErrorKind::Busy,
+                    format!(
+                        "the clients of one address ({address}) may have at most {cap} pads watched here at once, and this would make {}; end some subscriptions first",
+                        held_count + fresh
+                    ),
                 ));
             }
         }
         let unwatched = new.iter().filter(|s| !subjects.contains_key(**s)).count();
         let cap = self.watchers.limits.pads;
         if subjects.len() + unwatched > cap {
-            return Err(format!(
-                "this server watches at most {cap} pads at once, and is watching {}; retry when fewer are watched",
-                subjects.len()
+            return Err(ImportError::new(
+                ErrorKind::Busy,
+                format!(
+                    "this server watches at most {cap} pads at once, and is watching {}; retry when fewer are watched",
+                    subjects.len()
+                ),
             ));
         }
         if let Some(address) = self.address {
@@ -361,7 +372,7 @@ impl Held {
 #[derive(Clone)]
 pub struct Holds {
     pub watchers: Arc<Watchers>,
-    pub out: Outbox,
+    pub out: ClientQueue,
     pub ends: watch::Receiver<bool>,
     /// Requests that may be held at once (each holds a task and a scope).
     pub places: Arc<Semaphore>,
@@ -377,9 +388,12 @@ impl Holds {
         opening: String,
         closing: String,
         watches: Vec<Watch>,
-    ) -> Result<Held, String> {
+    ) -> Result<Held, ImportError> {
         let place = self.places.clone().try_acquire_owned().map_err(|_| {
-            format!("this server holds at most {MAX_HELD} listens at once here; end one first",)
+            ImportError::new(
+                ErrorKind::Busy,
+                format!("this server holds at most {MAX_HELD} listens at once here; end one first"),
+            )
         })?;
         let scope = self.watchers.scope(
             self.watchers.limits.per_listen,
@@ -391,7 +405,7 @@ impl Holds {
         self.out
             .send(opening)
             .await
-            .map_err(|_| "the client went away".to_string())?;
+            .map_err(|_| ImportError::new(ErrorKind::Cancelled, "the client went away"))?;
         scope.open();
         Ok(Held {
             scope,

@@ -22,7 +22,7 @@ use tokio::sync::oneshot;
 use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 
 use crate::runtime::Elicitor;
-use crate::state::client_queue::Outbox;
+use crate::state::client_queue::ClientQueue;
 use crate::transport::jsonrpc::key;
 
 /// How long a person may take to answer a dialog.
@@ -69,7 +69,7 @@ impl Questions {
         }
     }
 
-    async fn ask(&self, params: String, out: &Outbox) -> Answer {
+    async fn ask(&self, params: String, out: &ClientQueue) -> Answer {
         let params: Value = serde_json::from_str(&params)
             .map_err(|_| ImportError::new(ErrorKind::Invalid, "the question was not valid JSON"))?;
         let id = json!(format!(
@@ -110,7 +110,7 @@ impl Questions {
 struct Open<'a> {
     questions: &'a Questions,
     id: Value,
-    out: &'a Outbox,
+    out: &'a ClientQueue,
 }
 
 impl Drop for Open<'_> {
@@ -135,7 +135,7 @@ impl Drop for Open<'_> {
 /// answered through `questions`.
 pub struct Asker {
     pub questions: Arc<Questions>,
-    pub out: Outbox,
+    pub out: ClientQueue,
 }
 
 impl Elicitor for Asker {

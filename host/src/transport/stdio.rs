@@ -31,7 +31,7 @@ use crate::limits::call_places::CallPlaces;
 use crate::runtime::{Elicitor, Grants, Runtime};
 use crate::settings::{MAX_CALLS, WatchLimits};
 use crate::state::client_queue::{Lines, STDIO_QUEUE_BYTES, outbox};
-use crate::state::recently_used::Recent;
+use crate::state::recently_used::RecentlyUsed;
 use crate::state::watches::{Holds, MAX_HELD, Watchers, Watching};
 use crate::sync::lock;
 use crate::transport::call::{Ended, Launch, launch};
@@ -75,7 +75,7 @@ pub async fn serve(
         }),
     };
     // What this client used lately: the connection is its one session.
-    let recent = Recent::new(out.clone());
+    let recent = RecentlyUsed::new(out.clone());
     let writer = tokio::spawn(write_lines(lines));
     let places = Arc::new(CallPlaces::new(max_calls, MAX_CALLS));
     let in_hand = Arc::new(Semaphore::new(IN_HAND_PER_CALL * max_calls));

@@ -236,8 +236,17 @@ fn a_failed_socket_says_what_to_check_by_its_kind() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let nowhere = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
     drop(closed);
+    // Takes the connection and never answers: the handshake gives up after 10 s.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://127.0.0.1:{}", silent.local_addr().unwrap().port());
+    std::thread::spawn(move || {
+        let held: Vec<_> = silent.incoming().flatten().collect();
+        drop(held);
+    });
+    let handshake_hint = "timed out during the WebSocket handshake. If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades";
     for (url, hint) in [
         (proxy_url.as_str(), "may not forward WebSocket upgrades"),
+        (silent_url.as_str(), handshake_hint),
         (
             nowhere.as_str(),
             "Check RUSTPAD_URL and that the instance is running",
@@ -256,6 +265,38 @@ fn a_failed_socket_says_what_to_check_by_its_kind() {
         assert_eq!(reply["result"]["isError"], true, "{reply}");
         assert!(text.contains(hint), "{url}: {text}");
     }
+}
+
+/// Rustpad dying in the middle of an answer is said as the docs say it,
+/// not as the host's error code.
+#[test]
+fn a_read_cut_short_says_the_connection_broke() {
+    let dying = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}", dying.local_addr().unwrap().port());
+    std::thread::spawn(move || {
+        for stream in dying.incoming().flatten() {
+            let mut stream = stream;
+            let mut request = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            // Half an answer, then gone.
+            let _ = std::io::Write::write_all(&mut stream, b"HTTP/1.1 200 OK\r\ncontent-le");
+        }
+    });
+    let mut server = Server::start(&[("RUSTPAD_URL", url.as_str())], &[]);
+    server.initialize(json!({}));
+    let reply = server.request(
+        2,
+        "tools/call",
+        json!({"name": "get_stats", "arguments": {}}),
+    );
+    let text = reply["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(reply["result"]["isError"], true, "{reply}");
+    assert!(
+        text.starts_with("the connection to Rustpad broke while reading its answer"),
+        "{text}"
+    );
 }
 
 #[test]

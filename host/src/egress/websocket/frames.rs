@@ -10,10 +10,10 @@
 //!   the connection is open (a look the host holds takes only live-sized
 //!   frames), before any of its payload is read;
 //! - take memory from the budget as frames announce it, rather than the
-//!   worst case up front: the largest frame since the last [`Wire::shed`]
+//!   worst case up front: the largest frame since the last [`Frames::shed`]
 //!   (twice: tungstenite's buffer, and the copy on its way to the component);
 //! - wrap the stream afresh between messages, when tungstenite holds nothing
-//!   unread, to let go of a buffer a big frame grew ([`Wire::settled`]).
+//!   unread, to let go of a buffer a big frame grew ([`Frames::settled`]).
 //!
 //! It also notes since when writes have been blocked: the sign of a peer that
 //! no longer reads.
@@ -67,7 +67,7 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-pub struct Wire<S = Stream> {
+pub struct Frames<S = Stream> {
     inner: S,
     ahead: Box<[u8; AHEAD_BYTES]>,
     /// `ahead[start..end]` is read and not yet handed on.
@@ -86,12 +86,12 @@ pub struct Wire<S = Stream> {
     blocked_since: Option<Instant>,
 }
 
-impl<S> Wire<S> {
+impl<S> Frames<S> {
     /// `inner` before the handshake, its frames capped at `cap` bytes, the
     /// memory they take drawn from `budget` (the base at once).
-    pub fn new(inner: S, cap: usize, budget: Arc<MemoryBudget>) -> Result<Wire<S>, String> {
+    pub fn new(inner: S, cap: usize, budget: Arc<MemoryBudget>) -> Result<Frames<S>, String> {
         let reserved = budget.reserve(BASE_BYTES)?;
-        Ok(Wire {
+        Ok(Frames {
             inner,
             ahead: Box::new([0; AHEAD_BYTES]),
             start: 0,
@@ -283,7 +283,7 @@ fn parse_header(header: &[u8]) -> (bool, bool, u64) {
     (fin, control, length)
 }
 
-impl<S: AsyncRead + Unpin> AsyncRead for Wire<S> {
+impl<S: AsyncRead + Unpin> AsyncRead for Frames<S> {
     fn poll_read(
         self: Pin<&mut Self>,
         context: &mut Context<'_>,
@@ -308,7 +308,7 @@ impl<S: AsyncRead + Unpin> AsyncRead for Wire<S> {
     }
 }
 
-impl<S: AsyncWrite + Unpin> AsyncWrite for Wire<S> {
+impl<S: AsyncWrite + Unpin> AsyncWrite for Frames<S> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         context: &mut Context<'_>,
@@ -353,7 +353,7 @@ mod tests {
     }
 
     /// What one read of `wire` hands on, into a buffer of `room` bytes.
-    async fn read<S: AsyncRead + Unpin>(wire: &mut Wire<S>, room: usize) -> io::Result<Vec<u8>> {
+    async fn read<S: AsyncRead + Unpin>(wire: &mut Frames<S>, room: usize) -> io::Result<Vec<u8>> {
         let mut buffer = vec![0; room];
         let n = wire.read(&mut buffer).await?;
         buffer.truncate(n);
@@ -372,7 +372,7 @@ mod tests {
             .write_all(&[&head[..], &first, &second].concat())
             .await
             .unwrap();
-        let mut wire = Wire::new(client, 1 << 20, budget.clone()).unwrap();
+        let mut wire = Frames::new(client, 1 << 20, budget.clone()).unwrap();
         assert_eq!(read(&mut wire, 4096).await.unwrap(), head);
         assert!(wire.between_messages());
         // The header alone, then exactly the payload, then the next header.
@@ -396,7 +396,7 @@ mod tests {
         server.write_all(&frame(false, &[b'a'; 600])).await.unwrap();
         server.write_all(&frame(true, &[b'b'; 600])).await.unwrap();
         let budget = Arc::new(MemoryBudget::new(64));
-        let mut wire = Wire::new(client, 1000, budget).unwrap();
+        let mut wire = Frames::new(client, 1000, budget).unwrap();
         // The head; the first frame's two header bytes, its length, its payload; the second's two.
         for _ in 0..5 {
             read(&mut wire, 4096).await.unwrap();
@@ -417,7 +417,7 @@ mod tests {
             .await
             .unwrap();
         let budget = Arc::new(MemoryBudget::new(64));
-        let mut wire = Wire::new(client, 64 << 20, budget.clone()).unwrap();
+        let mut wire = Frames::new(client, 64 << 20, budget.clone()).unwrap();
         read(&mut wire, 4096).await.unwrap();
         read(&mut wire, 4096).await.unwrap();
         let refused = read(&mut wire, 4096).await.unwrap_err();

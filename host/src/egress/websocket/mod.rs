@@ -30,7 +30,7 @@ use tokio_tungstenite::tungstenite::error::{CapacityError, Error as WsError};
 use tokio_tungstenite::tungstenite::protocol::{Message, Role, WebSocketConfig};
 
 use crate::egress::policy::{CONNECT_TIMEOUT, ConnectError, Egress};
-use crate::egress::websocket::frames::{READ_BUFFER_BYTES, Refused, Wire};
+use crate::egress::websocket::frames::{Frames, READ_BUFFER_BYTES, Refused};
 use crate::limits::memory_budget::MemoryBudget;
 
 use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
@@ -64,7 +64,7 @@ pub enum Woken {
 /// One open connection, owned by the component through a resource handle.
 pub struct Connection {
     /// Always there but while it is wrapped afresh ([`Connection::shed`]).
-    stream: Option<WebSocketStream<Wire>>,
+    stream: Option<WebSocketStream<Frames>>,
     /// Why the connection can no longer be used, once it cannot.
     ended: Option<ImportError>,
     budget: Arc<MemoryBudget>,
@@ -95,7 +95,7 @@ impl Connection {
             .connect(&origin)
             .await
             .map_err(ConnectError::failure)?;
-        let wire = Wire::new(stream, MAX_MESSAGE_BYTES, budget.clone())
+        let wire = Frames::new(stream, MAX_MESSAGE_BYTES, budget.clone())
             .map_err(|reason| ImportError::new(ErrorKind::Busy, reason))?;
         let handshake = tokio_tungstenite::client_async_with_config(url, wire, Some(config()));
         let (stream, _) = tokio::time::timeout(CONNECT_TIMEOUT, handshake)
@@ -131,7 +131,7 @@ impl Connection {
         })
     }
 
-    fn stream(&mut self) -> &mut WebSocketStream<Wire> {
+    fn stream(&mut self) -> &mut WebSocketStream<Frames> {
         self.stream
             .as_mut()
             .expect("a connection has its stream but while it is wrapped afresh")
@@ -293,7 +293,7 @@ impl Connection {
 
     /// Lets go of the buffer a big message grew: the stream is wrapped
     /// afresh, which loses nothing, since tungstenite holds nothing unread
-    /// between messages ([`Wire`]) and what it owed to write went out first.
+    /// between messages ([`Frames`]) and what it owed to write went out first.
     async fn shed_if_grown(&mut self) {
         let wire = self.stream().get_ref();
         if !wire.grown_past(SHED_ABOVE) || !wire.between_messages() {

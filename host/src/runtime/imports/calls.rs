@@ -5,9 +5,11 @@
 use crate::limits::call_places::CallPlaces;
 use crate::runtime::CallState;
 use crate::runtime::bindings::rustpad;
-use crate::runtime::bindings::rustpad::mcp::errors::{Error, ErrorKind};
+use crate::runtime::bindings::rustpad::mcp::errors::Error;
 
-use super::error;
+use rustpad_mcp_rules::errors::Error as ImportError;
+
+use super::crossing;
 
 impl rustpad::mcp::calls::Host for CallState {
     async fn enter(&mut self) -> wasmtime::Result<Result<(), Error>> {
@@ -23,7 +25,7 @@ impl CallState {
     /// One place per instance, held until it ends; no bound without places.
     fn take_place(
         &mut self,
-        take: impl Fn(&CallPlaces) -> Result<tokio::sync::OwnedSemaphorePermit, String>,
+        take: impl Fn(&CallPlaces) -> Result<tokio::sync::OwnedSemaphorePermit, ImportError>,
     ) -> Result<(), Error> {
         if self.place.is_some() {
             return Ok(());
@@ -35,6 +37,6 @@ impl CallState {
             .map(|place| {
                 self.place = Some(place);
             })
-            .map_err(|reason| error(ErrorKind::Busy, reason))
+            .map_err(crossing)
     }
 }

@@ -7,7 +7,7 @@ use crate::runtime::bindings::rustpad::mcp::errors::{Error, ErrorKind};
 use crate::runtime::bindings::rustpad::mcp::watches::Watch;
 use crate::state::watches;
 
-use super::error;
+use super::{crossing, error};
 
 impl rustpad::mcp::watches::Host for CallState {
     async fn start(&mut self, watch: Watch) -> wasmtime::Result<Result<(), Error>> {
@@ -18,7 +18,7 @@ impl rustpad::mcp::watches::Host for CallState {
                     update: watch.update,
                     cursor: watch.cursor,
                 }])
-                .map_err(|reason| error(ErrorKind::Busy, reason)),
+                .map_err(crossing),
             None => Err(error(
                 ErrorKind::Unsupported,
                 "this transport keeps no session to keep a subscription in",
@@ -66,6 +66,6 @@ impl rustpad::mcp::watches::Host for CallState {
             .map(|held| {
                 self.held = Some(held);
             })
-            .map_err(|reason| error(ErrorKind::Busy, reason)))
+            .map_err(crossing))
     }
 }

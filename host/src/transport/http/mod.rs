@@ -131,7 +131,7 @@ struct Server {
 
 impl Server {
     /// What a call from `client` may hold open: its stream goes to `out`.
-    fn holds(&self, out: crate::state::client_queue::Outbox, client: ClientAddress) -> Holds {
+    fn holds(&self, out: crate::state::client_queue::ClientQueue, client: ClientAddress) -> Holds {
         Holds {
             watchers: self.watchers.clone(),
             out,

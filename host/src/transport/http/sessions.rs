@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::state::client_address::ClientAddress;
 use crate::state::client_queue::{CALL_QUEUE_BYTES, Lines, outbox};
-use crate::state::recently_used::Recent;
+use crate::state::recently_used::RecentlyUsed;
 use crate::state::watches::{Scope, Watchers};
 use crate::sync::lock;
 use crate::transport::questions::Questions;
@@ -32,7 +32,7 @@ pub struct Session {
     /// Its subscriptions; none where nothing can be watched.
     pub scope: Option<Arc<Scope>>,
     /// What the session used lately.
-    pub recent: Arc<Recent>,
+    pub recent: Arc<RecentlyUsed>,
     /// Where their updates wait for the session's stream; taken while a
     /// GET has it open.
     stream: Mutex<Option<Lines>>,
@@ -138,7 +138,7 @@ impl Sessions {
             session.end("the server needed room for a newer session");
         }
         let (out, lines) = outbox(CALL_QUEUE_BYTES);
-        let recent = Recent::new(out.clone());
+        let recent = RecentlyUsed::new(out.clone());
         let scope = self.watchers.as_ref().map(|watchers| {
             Arc::new(watchers.scope(watchers.limits().per_session, out, Some(client)))
         });
