@@ -63,12 +63,9 @@ mod tests {
     fn waits_have_places_of_their_own() {
         let places = CallPlaces::new(8, "SETTING");
         let waits: Vec<_> = (0..2).map(|_| places.take_for_waiting().unwrap()).collect();
-        assert!(
-            places
-                .take_for_waiting()
-                .unwrap_err()
-                .contains("a quarter of SETTING")
-        );
+        let refused = places.take_for_waiting().unwrap_err();
+        assert!(refused.message.contains("a quarter of SETTING"));
+        assert_eq!(refused.kind, ErrorKind::Busy);
         // Every other place is still free.
         let calls: Vec<_> = (0..8).map(|_| places.take().unwrap()).collect();
         assert!(places.take().is_err());

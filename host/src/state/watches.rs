@@ -23,6 +23,7 @@
 //!   it (dropping what the component said is not worth a round) and starts
 //!   the next round when one is, or when the connection ends.
 
+use rounds::watch_rounds;
 use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -248,25 +249,19 @@ impl Scope {
                 .count();
             let cap = self.watchers.limits.per_address;
             if held_count + fresh > cap {
-                return Err(ImportError::new(
-                    ErrorKind::Busy,
-                    format!(
-                        "the clients of one address ({address}) may have at most {cap} pads watched here at once, and this would make {}; end some subscriptions first",
-                        held_count + fresh
-                    ),
-                ));
+                return Err(busy(format!(
+                    "the clients of one address ({address}) may have at most {cap} pads watched here at once, and this would make {}; end some subscriptions first",
+                    held_count + fresh
+                )));
             }
         }
         let unwatched = new.iter().filter(|s| !subjects.contains_key(**s)).count();
         let cap = self.watchers.limits.pads;
         if subjects.len() + unwatched > cap {
-            return Err(ImportError::new(
-                ErrorKind::Busy,
-                format!(
-                    "this server watches at most {cap} pads at once, and is watching {}; retry when fewer are watched",
-                    subjects.len()
-                ),
-            ));
+            return Err(busy(format!(
+                "this server watches at most {cap} pads at once, and is watching {}; retry when fewer are watched",
+                subjects.len()
+            )));
         }
         if let Some(address) = self.address {
             let held = by_address.entry(address).or_default();
@@ -390,10 +385,9 @@ impl Holds {
         watches: Vec<Watch>,
     ) -> Result<Held, ImportError> {
         let place = self.places.clone().try_acquire_owned().map_err(|_| {
-            ImportError::new(
-                ErrorKind::Busy,
-                format!("this server holds at most {MAX_HELD} listens at once here; end one first"),
-            )
+            busy(format!(
+                "this server holds at most {MAX_HELD} listens at once here; end one first"
+            ))
         })?;
         let scope = self.watchers.scope(
             self.watchers.limits.per_listen,
@@ -416,84 +410,6 @@ impl Holds {
     }
 }
 
-/// The watcher of one subject: rounds of the component's `watch`, until
-/// nobody needs it (it is aborted then, which closes a held connection) or
-/// the watchers are gone.
-async fn watch_rounds(watchers: Weak<Watchers>, subject: String, from: Option<String>) {
-    let mut last = from.map(Resume::at);
-    let mut lost = false;
-    let mut retry = RETRY_FIRST;
-    // Held connections that ended in a row without a message worth a round:
-    // the second waits a while, so a Rustpad that drops every look at once
-    // is not joined again and again without pause.
-    let mut ended = Duration::ZERO;
-    let mut flooded = None;
-    loop {
-        if let Some(Resume {
-            look: Some(look),
-            wake,
-            ..
-        }) = &mut last
-        {
-            look.cap_at(LIVE_MESSAGE_BYTES);
-            match look.wait_for(wake).await {
-                Woken::Wake => {
-                    ended = Duration::ZERO;
-                    (lost, retry) = (false, RETRY_FIRST);
-                }
-                Woken::Ended => {
-                    (lost, retry) = (false, RETRY_FIRST);
-                    tokio::time::sleep(ended).await;
-                    ended = (ended * 2).clamp(RETRY_FIRST, RETRY_MOST);
-                }
-                // As a round that cannot go on: told once, then watched afresh later.
-                Woken::Flooded(reason) => flooded = Some(reason),
-            }
-        }
-        let Some(rounds) = watchers.upgrade().map(|w| w.rounds.clone()) else {
-            return;
-        };
-        let cursor = last.as_ref().map(|last| last.cursor.clone());
-        let round = match flooded.take() {
-            Some(reason) => Round::Lost(reason),
-            None => rounds.round(&subject, last.take()).await,
-        };
-        let Some(watchers) = watchers.upgrade() else {
-            return;
-        };
-        match round {
-            Round::Changed(next) => {
-                last = Some(next);
-                (lost, retry) = (false, RETRY_FIRST);
-                watchers.tell(&subject);
-                drop(watchers);
-                tokio::time::sleep(COALESCE).await;
-            }
-            Round::Quiet(next) => {
-                // A quiet round that hands back a look has not shown the
-                // pad is well yet: one that floods drains to a momentary
-                // gap and is quiet, then floods the hold. Its hold decides,
-                // so a flood is told once and retried at a growing pace.
-                if next.look.is_none() {
-                    (lost, retry) = (false, RETRY_FIRST);
-                }
-                last = Some(next);
-            }
-            Round::Lost(reason) => {
-                last = cursor.map(Resume::at);
-                if !lost {
-                    eprintln!("rustpad-mcp: a watched pad cannot be watched for now: {reason}");
-                    watchers.tell(&subject);
-                    lost = true;
-                }
-                drop(watchers);
-                tokio::time::sleep(retry).await;
-                retry = (retry * 2).min(RETRY_MOST);
-            }
-        }
-    }
-}
-
 /// What a call may do about watches: keep them in its session's scope, and
 /// hold its request open.
 #[derive(Clone, Default)]
@@ -505,5 +421,11 @@ pub struct Watching {
     pub holds: Option<Holds>,
 }
 
+mod rounds;
 #[cfg(test)]
 mod tests;
+
+/// A cap reached that frees up as watches end: worth retrying later.
+fn busy(message: String) -> ImportError {
+    ImportError::new(ErrorKind::Busy, message)
+}

@@ -49,9 +49,10 @@ async fn one_address_cannot_take_every_place_however_many_scopes_it_opens() {
     sessions[1].watch_all(watches(&["c", "d"])).unwrap();
     let refused = sessions[2].watch_all(watches(&["e"])).unwrap_err();
     assert!(
-        refused.contains("the clients of one address (127.0.0.1) may have at most 4 pads watched here at once, and this would make 5"),
+        refused.message.contains("the clients of one address (127.0.0.1) may have at most 4 pads watched here at once, and this would make 5"),
         "{refused}"
     );
+    assert_eq!(refused.kind, ErrorKind::Busy);
     // A pad the address watches already takes no new place.
     sessions[2].watch_all(watches(&["a"])).unwrap();
     // Another address still finds room, up to the process's cap.
@@ -60,9 +61,10 @@ async fn one_address_cannot_take_every_place_however_many_scopes_it_opens() {
     let third = watchers.scope(2, out.clone(), address("::1"));
     let full = third.watch_all(watches(&["g"])).unwrap_err();
     assert!(
-        full.contains("this server watches at most 6 pads"),
+        full.message.contains("this server watches at most 6 pads"),
         "{full}"
     );
+    assert_eq!(full.kind, ErrorKind::Busy);
     // What its scopes let go of is the address's again.
     drop(sessions);
     assert!(lock(&watchers.by_address).get(&one.unwrap()).is_none());
