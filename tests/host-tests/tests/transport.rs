@@ -215,24 +215,28 @@ async fn no_client_can_run_the_check() {
     );
 }
 
+/// The address of a server that reads each request and answers `reply`,
+/// whatever was asked, then closes the connection.
+fn answering_with(reply: &'static [u8]) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut request = [0u8; 4096];
+            let _ = std::io::Read::read(&mut stream, &mut request);
+            let _ = std::io::Write::write_all(&mut stream, reply);
+        }
+    });
+    url
+}
+
 /// The component acts on the kind of a failed connection (the contract's
 /// typed error), not on the host's words: an HTTP answer to the upgrade gets
 /// the proxy hint, and nothing listening gets the is-it-running hint.
 #[test]
 fn a_failed_socket_says_what_to_check_by_its_kind() {
-    let proxy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let proxy_url = format!("http://127.0.0.1:{}", proxy.local_addr().unwrap().port());
-    std::thread::spawn(move || {
-        for stream in proxy.incoming().flatten() {
-            let mut stream = stream;
-            let mut request = [0u8; 4096];
-            let _ = std::io::Read::read(&mut stream, &mut request);
-            let _ = std::io::Write::write_all(
-                &mut stream,
-                b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok",
-            );
-        }
-    });
+    let proxy_url =
+        answering_with(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok");
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let nowhere = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
     drop(closed);
@@ -271,17 +275,8 @@ fn a_failed_socket_says_what_to_check_by_its_kind() {
 /// not as the host's error code.
 #[test]
 fn a_read_cut_short_says_the_connection_broke() {
-    let dying = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://127.0.0.1:{}", dying.local_addr().unwrap().port());
-    std::thread::spawn(move || {
-        for stream in dying.incoming().flatten() {
-            let mut stream = stream;
-            let mut request = [0u8; 4096];
-            let _ = std::io::Read::read(&mut stream, &mut request);
-            // Half an answer, then gone.
-            let _ = std::io::Write::write_all(&mut stream, b"HTTP/1.1 200 OK\r\ncontent-le");
-        }
-    });
+    // Half an answer, then gone.
+    let url = answering_with(b"HTTP/1.1 200 OK\r\ncontent-le");
     let mut server = Server::start(&[("RUSTPAD_URL", url.as_str())], &[]);
     server.initialize(json!({}));
     let reply = server.request(
