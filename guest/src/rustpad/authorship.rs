@@ -273,6 +273,12 @@ impl Authorship {
             .map_or(Class::Unmarked, Classifier::class)
     }
 
+    /// Whether the connection is a finished write of this server's (see
+    /// [`super::marks::Marked::finished`]).
+    pub fn finished(&self, author: u64) -> bool {
+        self.authors.get(&author).is_some_and(Classifier::finished)
+    }
+
     /// Every entry that removed text, in history order; None when there were
     /// too many to keep.
     pub fn removals(&self) -> Option<&[Removed]> {

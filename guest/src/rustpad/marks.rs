@@ -117,6 +117,8 @@ pub fn changes_nothing(operation: &Operation) -> bool {
 pub struct Classifier {
     class: Class,
     seen: u8,
+    /// Entries that changed the text, counted up to two.
+    changed: u8,
 }
 
 impl Classifier {
@@ -124,6 +126,7 @@ impl Classifier {
         Classifier {
             class: Class::Unmarked,
             seen: 0,
+            changed: 0,
         }
     }
 
@@ -137,11 +140,20 @@ impl Classifier {
             _ => {}
         }
         self.seen = self.seen.saturating_add(1);
+        if !keeps_everything {
+            self.changed = (self.changed + 1).min(2);
+        }
         self.class
     }
 
     pub fn class(&self) -> Class {
         self.class
+    }
+
+    /// Whether the connection is a finished write of this server's: marked,
+    /// and its one edit made (see [`Marked::finished`]).
+    pub fn finished(&self) -> bool {
+        self.class != Class::Unmarked && self.changed == 1
     }
 }
 
@@ -165,8 +177,15 @@ pub struct Marked {
     seen: Vec<u64>,
     /// Bit per connection number: its first entry kept everything.
     marked: Vec<u64>,
+    /// Bit per marked connection: it has made an entry that changed the text...
+    edited: Vec<u64>,
+    /// ... and more than one.
+    edited_again: Vec<u64>,
     others_seen: HashSet<u64>,
     others_marked: HashSet<u64>,
+    /// Marked numbers past the vectors' bound, with the entries of theirs
+    /// that changed the text, counted up to two.
+    others_edits: std::collections::HashMap<u64, u8>,
 }
 
 impl Marked {
@@ -183,14 +202,22 @@ impl Marked {
         if word >= self.seen.len() {
             self.seen.resize(word + 1, 0);
             self.marked.resize(word + 1, 0);
+            self.edited.resize(word + 1, 0);
+            self.edited_again.resize(word + 1, 0);
         }
         let seen = &mut self.seen[word];
-        if *seen & bit != 0 {
-            return;
-        }
-        *seen |= bit;
-        if keeps_everything {
-            self.marked[word] |= bit;
+        if *seen & bit == 0 {
+            *seen |= bit;
+            if keeps_everything {
+                self.marked[word] |= bit;
+            }
+        } else if !keeps_everything && self.marked[word] & bit != 0 {
+            // A marked connection's edit. Entries taken again (a fold begun
+            // afresh) count again, which can only hide a finish, never make one.
+            if self.edited[word] & bit != 0 {
+                self.edited_again[word] |= bit;
+            }
+            self.edited[word] |= bit;
         }
     }
 
@@ -202,8 +229,31 @@ impl Marked {
         if self.others_seen.len() >= MAX_OTHERS && !self.others_seen.contains(&author) {
             return;
         }
-        if self.others_seen.insert(author) && keeps_everything {
-            self.others_marked.insert(author);
+        if self.others_seen.insert(author) {
+            if keeps_everything {
+                self.others_marked.insert(author);
+            }
+        } else if !keeps_everything && self.others_marked.contains(&author) {
+            let edits = self.others_edits.entry(author).or_default();
+            *edits = (*edits + 1).min(2);
+        }
+    }
+
+    /// Whether connection `author` is a finished write of this server's:
+    /// marked, and exactly one edit made. Each write connection makes one
+    /// edit and then leaves, so a report of who is in the pad can leave it
+    /// out before Rustpad says it left (a person who copies the mark and
+    /// types on is shown again from their second edit).
+    pub fn finished(&self, author: u64) -> bool {
+        match usize::try_from(author) {
+            Ok(number) if number < MAX_NUMBERED => {
+                let bit = |bits: &Vec<u64>| {
+                    bits.get(number / 64)
+                        .is_some_and(|word| word & (1 << (number % 64)) != 0)
+                };
+                bit(&self.edited) && !bit(&self.edited_again)
+            }
+            _ => self.others_edits.get(&author) == Some(&1),
         }
     }
 
@@ -285,6 +335,30 @@ mod tests {
         let mut connections: Vec<u64> = marked.connections().collect();
         connections.sort_unstable();
         assert_eq!(connections, [3, 5, 70, u64::MAX]);
+    }
+
+    #[test]
+    fn a_writer_is_finished_after_its_one_edit_and_a_second_edit_shows_a_person() {
+        let mut marked = Marked::default();
+        let mut classifier = Classifier::new();
+        for number in [4, u64::MAX] {
+            marked.follow(number, true);
+            assert!(!marked.finished(number), "marked, no edit yet");
+            marked.follow(number, false);
+            assert!(marked.finished(number), "its edit made");
+            marked.follow(number, false);
+            assert!(!marked.finished(number), "typing on: not a write of ours");
+        }
+        marked.follow(6, false);
+        marked.follow(6, false);
+        assert!(!marked.finished(6), "unmarked");
+        for (keeps, finished) in [(true, false), (true, false), (false, true), (false, false)] {
+            classifier.follow(keeps);
+            assert_eq!(classifier.finished(), finished);
+        }
+        let mut person = Classifier::new();
+        person.follow(false);
+        assert!(!person.finished());
     }
 
     #[test]

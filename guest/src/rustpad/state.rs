@@ -191,6 +191,12 @@ impl PadState {
         ))
     }
 
+    /// Whether connection `id` may have the pad open: listed among the
+    /// people, or past the number of them this session keeps.
+    pub fn may_be_present(&self, id: u64) -> bool {
+        self.users.contains_key(&id) || self.users.len() >= MAX_USERS
+    }
+
     /// Whether connection `id` is a person at work in the pad now: open,
     /// and named by a name that is not this server's.
     pub fn at_work(&self, id: u64) -> bool {
@@ -209,9 +215,23 @@ impl PadState {
         self.language.as_deref()
     }
 
-    /// The name of connection `id`, while it has the pad open and has said who it is.
+    /// The name of connection `id`, while it has the pad open and has said
+    /// who it is, unless it is a write of this server's that has finished.
     pub fn user_name(&self, id: u64) -> Option<&str> {
-        self.users.get(&id).map(String::as_str)
+        let name = self.users.get(&id)?;
+        (!self.finished_writer(id, name)).then_some(name.as_str())
+    }
+
+    /// Whether connection `id`, named `name`, is a write of this server's
+    /// that made its edit: it leaves right after, so the people a report
+    /// lists leave it out even before Rustpad says it left.
+    fn finished_writer(&self, id: u64, name: &str) -> bool {
+        name == CLIENT_NAME
+            && match (&self.authorship, &self.marked) {
+                (Some(authorship), _) => authorship.finished(id),
+                (None, Some(marked)) => marked.finished(id),
+                (None, None) => false,
+            }
     }
 
     /// The connections in the pad now that gave the name `name`, in order.
@@ -228,7 +248,7 @@ impl PadState {
     pub fn other_users(&self) -> Vec<String> {
         self.users
             .iter()
-            .filter(|(id, _)| Some(**id) != self.me)
+            .filter(|(id, name)| Some(**id) != self.me && !self.finished_writer(**id, name))
             .map(|(_, name)| name.clone())
             .collect()
     }
