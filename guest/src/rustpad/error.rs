@@ -3,12 +3,16 @@
 
 use std::fmt;
 
-use crate::grants::HostError;
+use crate::grants::{ErrorKind, HostError};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// It failed before anything was written (or the call only reads).
     Failed(String),
+    /// The connection failed before this client's edit went out, or the
+    /// edit is known not to have been made: nothing was written, and
+    /// another attempt on a new connection may well succeed.
+    Interrupted(String),
     /// An edit was sent and Rustpad never acknowledged it: whether it was
     /// made is unknown, and the message says how to find out.
     Unacknowledged(String),
@@ -20,14 +24,24 @@ impl Error {
     }
 
     /// The host's socket failed while this client was doing `what`: said in
-    /// this client's words first, then the host's.
+    /// this client's words first, then the host's. A connection that could
+    /// not be made, broke or timed out is [`Error::Interrupted`]; any other
+    /// failure would fail again.
     pub fn from_host(what: impl fmt::Display, failure: &HostError) -> Error {
-        Error::Failed(format!("{what}: {}", failure.message))
+        let message = format!("{what}: {}", failure.message);
+        match failure.kind {
+            ErrorKind::Unreachable | ErrorKind::Closed | ErrorKind::TimedOut => {
+                Error::Interrupted(message)
+            }
+            _ => Error::Failed(message),
+        }
     }
 
     pub fn message(&self) -> &str {
         match self {
-            Error::Failed(message) | Error::Unacknowledged(message) => message,
+            Error::Failed(message)
+            | Error::Interrupted(message)
+            | Error::Unacknowledged(message) => message,
         }
     }
 }

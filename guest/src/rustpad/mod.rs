@@ -3,6 +3,7 @@
 
 pub mod authorship;
 pub mod base;
+mod caret;
 pub mod change;
 pub mod check;
 mod error;
@@ -15,6 +16,7 @@ pub mod ot;
 pub mod positions;
 mod protocol;
 pub mod rebase;
+mod settle;
 pub mod since;
 pub mod socket;
 pub mod state;

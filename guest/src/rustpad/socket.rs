@@ -20,6 +20,7 @@
 use std::time::{Duration, Instant};
 
 use super::Error;
+pub use super::caret::{Change, first_change};
 use super::marks::{self, Mark};
 use super::protocol::ClientMsg;
 use super::state::Event;
@@ -46,10 +47,19 @@ enum Barrier {
 
 /// An open session: the connection and the pad's state.
 pub struct PadSocket {
-    connection: Connection,
-    state: PadState,
+    pub(super) connection: Connection,
+    pub(super) state: PadState,
     /// Marking entries this connection has sent (see [`marks`]).
     marks_sent: usize,
+    /// Where to reconnect to learn an edit's outcome (see [`super::settle`]);
+    /// None for a session resumed from an earlier look's connection.
+    pub(super) url: Option<RustpadUrl>,
+    /// When Rustpad started, as read once this session had joined.
+    pub(super) started: Option<u64>,
+    /// The edit was found in the history after its acknowledgement was lost.
+    pub(super) acknowledgement_lost: bool,
+    /// An edit went out on this session and is not known to have failed.
+    pub(super) edit_sent: bool,
 }
 
 /// Where a write stands in the pad's order of writes once it has queued
@@ -96,7 +106,30 @@ impl PadSocket {
             connection,
             state: PadState::resumed(id, revision, length, track),
             marks_sent: 0,
+            url: None,
+            started: None,
+            acknowledgement_lost: false,
+            edit_sent: false,
         }
+    }
+
+    /// Takes Rustpad's start time, read after this session joined: an edit
+    /// whose acknowledgement is lost is looked for in the history only while
+    /// Rustpad still has the same start time.
+    pub fn know_started(&mut self, started: u64) {
+        self.started = Some(started);
+    }
+
+    /// Whether the edit's acknowledgement was lost and the edit then found
+    /// in the pad's history (see [`super::settle`]).
+    pub fn acknowledgement_lost(&self) -> bool {
+        self.acknowledgement_lost
+    }
+
+    /// Whether an edit went out on this session, unless the history showed
+    /// that it was not made: a failure after it is never tried again.
+    pub fn edit_sent(&self) -> bool {
+        self.edit_sent
     }
 
     /// The connection, still open, for a later session to resume.
@@ -120,15 +153,28 @@ impl PadSocket {
                 ErrorKind::Unreachable => " Check RUSTPAD_URL and that the instance is running.",
                 _ => "",
             };
-            Error::new(format!(
+            let message = format!(
                 "could not open Rustpad's collaboration socket: {}.{hint}",
                 failure.message
-            ))
+            );
+            // A connection that broke or was not answered may well open on
+            // the next try; an answer that is not a WebSocket, or a refusal,
+            // would come again.
+            match failure.kind {
+                ErrorKind::Unreachable | ErrorKind::Closed | ErrorKind::TimedOut => {
+                    Error::Interrupted(message)
+                }
+                _ => Error::Failed(message),
+            }
         })?;
         let mut socket = PadSocket {
             connection,
             state: PadState::new(id, track),
             marks_sent: 0,
+            url: Some(url.clone()),
+            started: None,
+            acknowledgement_lost: false,
+            edit_sent: false,
         };
         if track.authorship {
             // Before the snapshot is folded: text is credited as it comes.
@@ -201,17 +247,25 @@ impl PadSocket {
         }
         // A writer that left may have edited just before: its edit is in
         // once Rustpad has echoed a message sent after its departure.
-        if barrier_owed {
-            self.send(&ClientMsg::NO_CURSOR)?;
-            loop {
-                match self.next_event(give_up)? {
-                    Some(Event::UserCursor { id }) if id == me => break,
-                    Some(_) => {}
-                    None => return Ok(Queue::Behind { writers: 1 }),
-                }
-            }
+        if barrier_owed && !self.barrier(give_up)? {
+            return Ok(Queue::Behind { writers: 1 });
         }
         Ok(Queue::Clear)
+    }
+
+    /// Sends a barrier and reads until Rustpad echoes it, or until `until`
+    /// (false): once it is back, every edit Rustpad held when it took the
+    /// barrier has come, including those of a connection that left before.
+    pub(super) fn barrier(&mut self, until: Instant) -> Result<bool, Error> {
+        let me = self.identity()?;
+        self.send(&ClientMsg::NO_CURSOR)?;
+        loop {
+            match self.next_event(until)? {
+                Some(Event::UserCursor { id }) if id == me => return Ok(true),
+                Some(_) => {}
+                None => return Ok(false),
+            }
+        }
     }
 
     fn identity(&self) -> Result<u64, Error> {
@@ -299,25 +353,33 @@ impl PadSocket {
         Ok(owed)
     }
 
-    /// Sends the edit and waits until it and the `owed` marks are acknowledged.
+    /// Sends the edit and waits until it and the `owed` marks are
+    /// acknowledged. When the connection fails first, the edit's outcome is
+    /// learnt from the history on a new connection (see [`super::settle`]).
     fn send_and_confirm(
         &mut self,
         revision: u64,
         operation: &serde_json::Value,
         owed: usize,
     ) -> Result<(), Error> {
-        self.send(&ClientMsg::Edit {
-            revision,
-            operation,
-        })
-        .map_err(unknown_outcome)?;
+        let sent = self.sent(operation);
         let acknowledged = self.own_entries + owed as u64 + 1;
         let deadline = Instant::now() + ACK_TIMEOUT;
-        while self.own_entries < acknowledged {
-            self.receive(deadline, "an acknowledgement of the edit")
-                .map_err(unknown_outcome)?;
+        self.edit_sent = true;
+        let mut confirmed = self.send(&ClientMsg::Edit {
+            revision,
+            operation,
+        });
+        while confirmed.is_ok() && self.own_entries < acknowledged {
+            confirmed = self
+                .receive(deadline, "an acknowledgement of the edit")
+                .map(|_| ());
         }
-        Ok(())
+        match (confirmed, sent) {
+            (Ok(()), _) => Ok(()),
+            (Err(error), Some(sent)) => self.settle(error, &sent),
+            (Err(error), None) => Err(unknown_outcome(error, None)),
+        }
     }
 
     /// Reads and folds what Rustpad sends next, waiting until `until` at
@@ -339,10 +401,14 @@ impl PadSocket {
         self.send(&ClientMsg::SetLanguage(language))?;
         let deadline = Instant::now() + ACK_TIMEOUT;
         loop {
-            if let Event::Language(echo) = self.receive(deadline, "the language change")?
-                && echo == language
-            {
-                return Ok(());
+            match self.receive(deadline, "the language change") {
+                Ok(Event::Language(echo)) if echo == language => return Ok(()),
+                Ok(_) => {}
+                Err(error) => {
+                    return Err(Error::Failed(format!(
+                        "{error}. The change was sent, so the language may or may not be set now; setting it again is safe"
+                    )));
+                }
             }
         }
     }
@@ -379,7 +445,7 @@ impl PadSocket {
         let frame = match self.frame(deadline) {
             Ok(Some(frame)) => frame,
             Ok(None) => {
-                return Err(Error::new(format!(
+                return Err(Error::Interrupted(format!(
                     "Rustpad did not send {awaiting} in time"
                 )));
             }
@@ -405,41 +471,12 @@ pub fn writers_key(id: &str) -> String {
     digest::digest(&["writers", id])
 }
 
-/// Where an operation first changes the text it applies to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Change {
-    /// The offset, in code points.
-    pub at: u64,
-    /// How much of the text from there it removes in that change.
-    pub replaced: u64,
-}
-
-/// The first change of an operation in Rustpad's wire form (retains as
-/// positive numbers, deletions as negative ones, insertions as strings).
-pub fn first_change(operation: &serde_json::Value) -> Option<Change> {
-    let parts = operation.as_array()?;
-    let mut at = 0u64;
-    let mut parts = parts.iter().peekable();
-    while let Some(n) = parts.peek().and_then(|part| part.as_u64()) {
-        at += n;
-        parts.next();
-    }
-    parts.peek()?;
-    let mut replaced = 0u64;
-    for part in parts {
-        match (part.as_i64(), part.is_string()) {
-            (Some(n), _) if n < 0 => replaced += n.unsigned_abs(),
-            (_, true) => {}
-            _ => break,
-        }
-    }
-    Some(Change { at, replaced })
-}
-
-/// Once an edit is sent, a failure no longer means "nothing happened".
-fn unknown_outcome(error: Error) -> Error {
+/// Once an edit is sent, a failure no longer means "nothing happened": the
+/// outcome stays unknown when the history could not tell (`why`).
+pub(super) fn unknown_outcome(error: Error, why: Option<&str>) -> Error {
+    let why = why.map(|why| format!(" {why}.")).unwrap_or_default();
     Error::Unacknowledged(format!(
-        "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown. Check before deciding what to do: read the pad with get_document, or call get_changes with the base you read. Repeating edit_document with the same base is safe (a batch that landed is refused, not made twice); repeating any other write is not: if the first one landed, its change would be made twice (append_to_document would add its text again).",
+        "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown.{why} Check before deciding what to do: read the pad with get_document, or call get_changes with the base you read. Repeating edit_document with the same base is safe (a batch that landed is refused, not made twice); repeating any other write is not: if the first one landed, its change would be made twice (append_to_document would add its text again).",
         error.message()
     ))
 }
@@ -447,23 +484,6 @@ fn unknown_outcome(error: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn a_write_shows_its_first_change() {
-        let change = |operation: serde_json::Value| first_change(&operation);
-        assert_eq!(
-            change(json!([3, "ab", -2, 4])),
-            Some(Change { at: 3, replaced: 2 })
-        );
-        assert_eq!(
-            change(json!([3, -2, "ab", -1, 4, -5])),
-            Some(Change { at: 3, replaced: 3 })
-        );
-        assert_eq!(change(json!(["ab"])), Some(Change { at: 0, replaced: 0 }));
-        assert_eq!(change(json!([5])), None);
-        assert_eq!(change(json!([])), None);
-    }
 
     fn absorb(state: &mut PadState, frame: &str) {
         let deadline = Instant::now() + Duration::from_secs(5);

@@ -46,7 +46,7 @@ fn run(call: &Call) -> ToolResult {
     } = call.arguments()?;
     let appended = char_len(text);
     // The text is kept so that the result can name the change (its bases).
-    let (after, undo) = with_session(call.url, id, Track::TEXT, |socket| {
+    let (after, undo) = with_session(call, id, Track::TEXT, |socket| {
         let before = socket.document().len();
         check_limit(before + appended)?;
         let operation = Builder::new().retain(before).insert(text).finish();

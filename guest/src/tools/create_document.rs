@@ -79,7 +79,7 @@ fn run(call: &Call) -> ToolResult {
     let text = text.map_or("", |Text(text)| text);
     let language = language.map(|Language(language)| language);
     // The text is kept so that the result can name the change (its bases).
-    let (characters, undo) = with_session(call.url, &id, Track::TEXT, |socket| {
+    let (characters, undo) = with_session(call, &id, Track::TEXT, |socket| {
         if !socket.document().is_empty() {
             return Err(ToolError::new(format!(
                 "pad \"{id}\" already has content; use set_document to replace it or append_to_document to add to it"

@@ -18,7 +18,7 @@ use super::catalogue::{removal_threshold, removals_counted};
 use super::edit_effect::{Batch, Edited, Effect, applied, preview, report, untrusted_history};
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
 use super::outcome::{ToolError, ToolResult, Untrusted};
-use super::session::{Revertible, Undoable, Written, judge_removal, pad_of, take_place, undo_fields};
+use super::session::{Revertible, Undoable, Written, judge_removal, pad_of, take_place, undo_fields, with_session};
 use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::digest;
 use crate::guard::removal::{Change, Removal};
@@ -108,14 +108,16 @@ fn run(call: &Call) -> ToolResult {
     .with_authorship()
     .since_at_most(call.asked_at());
     // A dry run changes nothing, so it looks without joining.
-    let mut socket = if request.dry_run {
-        PadSocket::look(call.url, request.id, track)?
+    let (effect, base, would_ask, undo) = if request.dry_run {
+        let mut socket = PadSocket::look(call.url, request.id, track)?;
+        let outcome = carry_out(&mut socket, &request, call);
+        socket.close();
+        outcome?
     } else {
-        PadSocket::join(call.url, request.id, track)?
+        with_session(call, request.id, track, |socket| {
+            carry_out(socket, &request, call)
+        })?
     };
-    let outcome = carry_out(&mut socket, &request, call);
-    socket.close();
-    let (effect, base, would_ask, undo) = outcome?;
     let batch = Batch {
         id: request.id,
         dry_run: request.dry_run,

@@ -158,12 +158,18 @@ pub fn call(
         sealer: &sealer,
         answers: &answers,
     };
-    (tool.run)(&Call {
+    let call = Call {
         url,
         arguments,
         guard: &guard,
         started: Default::default(),
-    })
+        acknowledgement_lost: Default::default(),
+    };
+    let mut output = (tool.run)(&call)?;
+    if call.acknowledgement_lost.get() {
+        output.text.push_str(session::ACKNOWLEDGEMENT_LOST);
+    }
+    Ok(output)
 }
 
 #[cfg(test)]
@@ -202,6 +208,7 @@ mod tests {
                     arguments: &arguments,
                     guard: &guard,
                     started: Default::default(),
+                    acknowledgement_lost: Default::default(),
                 };
                 let failure = match (tool.run)(&call) {
                     Err(ToolError::Failed(message)) => message,

@@ -24,6 +24,10 @@ use crate::text::{MAX_RESULT_CHARS, UNTRUSTED_PREAMBLE};
 pub enum ToolError {
     /// It failed; the message is for the model.
     Failed(String),
+    /// A write's connection failed before its edit went out, or its edit is
+    /// known not to have been made: nothing was written, and the write may
+    /// try again on a new connection (`session::attempts`).
+    Interrupted(String),
     /// A person has to answer this question first (see [`crate::guard`]).
     NeedsInput(Box<Question>),
     /// The host had no place for the call; the reason is for the client.
@@ -40,7 +44,9 @@ impl ToolError {
 
     pub fn message(&self) -> &str {
         match self {
-            ToolError::Failed(message) | ToolError::OutcomeUnknown(message) => message,
+            ToolError::Failed(message)
+            | ToolError::Interrupted(message)
+            | ToolError::OutcomeUnknown(message) => message,
             ToolError::NeedsInput(_) => "a person has to confirm this first",
             ToolError::NoRoom(reason) => reason,
         }
@@ -77,6 +83,7 @@ impl From<crate::rustpad::Error> for ToolError {
     fn from(error: crate::rustpad::Error) -> ToolError {
         match error {
             crate::rustpad::Error::Failed(message) => ToolError::Failed(message),
+            crate::rustpad::Error::Interrupted(message) => ToolError::Interrupted(message),
             crate::rustpad::Error::Unacknowledged(message) => ToolError::OutcomeUnknown(message),
         }
     }

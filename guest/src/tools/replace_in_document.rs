@@ -83,7 +83,7 @@ fn run(call: &Call) -> ToolResult {
     let track = Track::TEXT
         .with_authorship()
         .since_at_most(call.asked_at());
-    let (replacements, after, undo) = with_session(call.url, id, track, |socket| {
+    let (replacements, after, undo) = with_session(call, id, track, |socket| {
         // A replacement that removes text, or may use an approval, takes
         // its place among the pad's writes first, so what it reads below
         // includes what writes marked before it did.

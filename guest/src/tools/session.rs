@@ -7,7 +7,7 @@
 //! acknowledgement; Rustpad transforms it over whatever people typed
 //! meanwhile, so nobody's keystrokes are lost.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use operational_transform::OperationSeq;
 use schemars::JsonSchema;
@@ -22,19 +22,113 @@ use crate::guard::removal::{self, Change, Ledger, Removal};
 use crate::rustpad::change::Handle;
 use crate::rustpad::socket::{PadSocket, PadState, Queue, Track};
 use crate::rustpad::url::RustpadUrl;
-use crate::text::MAX_DOCUMENT_CHARS;
+use crate::text::{MAX_DOCUMENT_CHARS, count};
 
-/// Runs `work` on a joined session and always closes the socket afterwards.
+/// How many times a write tries when nothing was written (see [`attempts`]).
+pub const ATTEMPTS: u32 = 3;
+/// The pause before a write's second attempt; doubled before each further one.
+const FIRST_PAUSE: Duration = Duration::from_millis(250);
+/// A write starts no attempt later than this after its first.
+const ATTEMPTS_WITHIN: Duration = Duration::from_secs(30);
+
+/// What a write's result adds when its edit's acknowledgement was lost and
+/// the edit then found in the pad's history.
+pub const ACKNOWLEDGEMENT_LOST: &str = "\nThe connection to Rustpad broke before it acknowledged the edit; this server reconnected and found the edit in the pad's history, so it was made, once.";
+
+/// Runs one attempt of a write after another while an attempt ends with
+/// nothing written and a new connection may do better
+/// ([`ToolError::Interrupted`]): up to [`ATTEMPTS`], pausing a little longer
+/// each time, within [`ATTEMPTS_WITHIN`]. Never after an edit went out,
+/// unless the history showed it was not made (`rustpad::settle`). Each
+/// attempt starts afresh: it reads the pad again and builds its edit on
+/// what it reads.
+pub fn attempts<T>(
+    call: &Call,
+    mut attempt: impl FnMut() -> Result<T, ToolError>,
+) -> Result<T, ToolError> {
+    let first = Instant::now();
+    let mut pause = FIRST_PAUSE;
+    let mut tried = 1;
+    loop {
+        match attempt() {
+            Err(ToolError::Interrupted(message)) => {
+                if tried >= ATTEMPTS || first.elapsed() + pause > ATTEMPTS_WITHIN {
+                    return Err(ToolError::Failed(format!(
+                        "{message}. Tried {}; nothing was written.",
+                        count(tried, "time")
+                    )));
+                }
+            }
+            other => return other,
+        }
+        std::thread::sleep(pause);
+        pause *= 2;
+        tried += 1;
+        // Rustpad may have restarted in between.
+        call.started.set(None);
+    }
+}
+
+/// Joins pad `id` for a write, with what the session needs to learn an
+/// unacknowledged edit's outcome (Rustpad's start time, when it can be read).
+pub fn join(call: &Call, id: &str, track: Track) -> Result<PadSocket, ToolError> {
+    let mut socket = PadSocket::join(call.url, id, track)?;
+    if let Ok(started) = call.rustpad_started() {
+        socket.know_started(started);
+    }
+    Ok(socket)
+}
+
+/// The session's edit was found in the history after its acknowledgement
+/// was lost: the call's result says so.
+pub fn note_acknowledgement(call: &Call, socket: &PadSocket) {
+    if socket.acknowledgement_lost() {
+        call.acknowledgement_lost.set(true);
+    }
+}
+
+/// Runs `work` on a joined session and always closes the socket afterwards,
+/// in [`attempts`].
 pub fn with_session<T>(
-    url: &RustpadUrl,
+    call: &Call,
     id: &str,
     track: Track,
-    work: impl FnOnce(&mut PadSocket) -> Result<T, ToolError>,
+    mut work: impl FnMut(&mut PadSocket) -> Result<T, ToolError>,
 ) -> Result<T, ToolError> {
-    let mut socket = PadSocket::join(url, id, track)?;
-    let outcome = work(&mut socket);
-    socket.close();
-    outcome
+    attempts(call, || {
+        let mut socket = join(call, id, track)?;
+        let outcome = work(&mut socket).map_err(|error| said_of_write(error, &socket));
+        note_acknowledgement(call, &socket);
+        socket.close();
+        outcome
+    })
+}
+
+/// A write's failure as the model should read it: one before any edit went
+/// out says that nothing was written (unless it says so already); one after
+/// an edit went out is never tried again.
+fn said_of_write(error: ToolError, socket: &PadSocket) -> ToolError {
+    match error {
+        ToolError::Interrupted(message) if socket.edit_sent() => ToolError::Failed(format!(
+            "{message}. This came after the write's edit had been made, so it is not tried again."
+        )),
+        ToolError::Failed(message) if !socket.edit_sent() && !says_nothing_changed(&message) => {
+            ToolError::Failed(format!("{message}; nothing was written."))
+        }
+        other => other,
+    }
+}
+
+/// Whether a failure's message already says that the pad was left as it was.
+fn says_nothing_changed(message: &str) -> bool {
+    let message = message.to_lowercase();
+    [
+        "nothing was written",
+        "nothing was changed",
+        "was not changed",
+    ]
+    .iter()
+    .any(|phrase| message.contains(phrase))
 }
 
 /// The pad's text, from a session that was opened to keep it.

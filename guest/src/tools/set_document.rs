@@ -54,7 +54,7 @@ fn run(call: &Call) -> ToolResult {
     let track = Track::TEXT
         .with_authorship()
         .since_at_most(call.asked_at());
-    let (before, after, changed, undo) = with_session(call.url, id, track, |socket| {
+    let (before, after, changed, undo) = with_session(call, id, track, |socket| {
         // Its place among the pad's writes first, so that what it reads
         // holds every write marked before it: two calls at once with one
         // approval, or with one text for an empty pad, then make it once.

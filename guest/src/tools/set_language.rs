@@ -44,7 +44,7 @@ fn run(call: &Call) -> ToolResult {
         id: PadId(id),
         language: Language(language),
     } = call.arguments()?;
-    let (characters, before) = with_session(call.url, id, Track::LENGTH, |socket| {
+    let (characters, before) = with_session(call, id, Track::LENGTH, |socket| {
         let before = socket.language().map(str::to_string);
         socket.set_language(language)?;
         Ok((socket.document().len(), before))

@@ -4,7 +4,7 @@
 //! Each tool is one file in `tools/` that defines a `TOOL` of this type;
 //! [`super::catalogue::ALL`] lists them.
 
-use std::cell::OnceCell;
+use std::cell::Cell;
 use std::fmt;
 
 use schemars::JsonSchema;
@@ -303,8 +303,12 @@ pub struct Call<'a> {
     pub url: &'a RustpadUrl,
     pub(super) arguments: &'a Map<String, Value>,
     pub(super) guard: &'a Guard<'a>,
-    /// When the Rustpad instance started, once read.
-    pub(super) started: OnceCell<u64>,
+    /// When the Rustpad instance started, once read (again after a write
+    /// tried anew: Rustpad may have restarted in between).
+    pub(super) started: Cell<Option<u64>>,
+    /// A write's acknowledgement was lost and its edit then found in the
+    /// pad's history: the result says so.
+    pub(super) acknowledgement_lost: Cell<bool>,
 }
 
 impl<'a> Call<'a> {
@@ -332,10 +336,11 @@ impl<'a> Call<'a> {
     /// after the read, that session breaks and nothing is written on it.
     pub fn rustpad_started(&self) -> Result<u64, ToolError> {
         if let Some(started) = self.started.get() {
-            return Ok(*started);
+            return Ok(started);
         }
         let started = stats::start_time(self.url)?;
-        Ok(*self.started.get_or_init(|| started))
+        self.started.set(Some(started));
+        Ok(started)
     }
 
     /// Goes on only if the guard says the proposal may go ahead; a question

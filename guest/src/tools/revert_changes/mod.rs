@@ -22,7 +22,7 @@ use serde::Deserialize;
 use super::args::{By, ChangeHandle, Flag, GivenBase, PadId};
 use super::catalogue::{removal_threshold, removals_counted};
 use super::outcome::{ToolError, ToolResult, Untrusted};
-use super::session::{Revertible, Undoable, Written, check_limit, judge_removal, pad_of, take_place, undo_fields};
+use super::session::{Revertible, Undoable, Written, check_limit, judge_removal, pad_of, take_place, undo_fields, with_session};
 use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::guard::Proposal;
 use crate::guard::removal::Change;
@@ -134,14 +134,15 @@ fn run(call: &Call) -> ToolResult {
     let track = Track::text_since(target.base().revision)
         .with_authorship()
         .since_at_most(call.asked_at());
-    let mut socket = if dry_run {
-        PadSocket::look(call.url, id, track)?
-    } else {
-        PadSocket::join(call.url, id, track)?
-    };
-    let outcome = carry_out(&mut socket, id, &target, dry_run, call);
-    socket.close();
-    outcome
+    if dry_run {
+        let mut socket = PadSocket::look(call.url, id, track)?;
+        let outcome = carry_out(&mut socket, id, &target, dry_run, call);
+        socket.close();
+        return outcome;
+    }
+    with_session(call, id, track, |socket| {
+        carry_out(socket, id, &target, dry_run, call)
+    })
 }
 
 /// Everything between the snapshot and the result; the socket stays open.
