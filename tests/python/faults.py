@@ -11,6 +11,9 @@ Faults, each switched on or off while the proxy runs, for the next N sockets (or
 with a chance per socket (or edit), each counted in `counts`:
 - `before_snapshot`: a socket is reset right after Rustpad's 101 answer went to the client and
   before any frame of Rustpad's follows it.
+- `drop_edit`: the client's changing edit is not passed on to Rustpad; both sides are reset
+  instead, so the edit was surely not made. What each dropped edit inserted is kept in
+  `dropped`, so a test can tell which call lost one.
 - `after_edit`: once the client's changing edit went to Rustpad, the next bytes Rustpad sends
   on that socket (its acknowledgement, or whatever came first) are not forwarded: both sides are
   reset instead, so the edit may have landed but its acknowledgement is lost. With `hold`, those
@@ -40,19 +43,26 @@ from dataclasses import dataclass, field
 
 import anyio
 
-KINDS = ("before_snapshot", "after_edit", "mid_frame", "lossy")
+KINDS = ("before_snapshot", "drop_edit", "after_edit", "mid_frame", "lossy")
 
 
-def changes_text(payload: bytes) -> bool:
-    """Whether a client text frame is `{"Edit": {..., "operation": OP}}` with an OP that changes
-    the text (a delete or an insert; an OP of only retains is one of rustpad-mcp's marks)."""
+def changing_edit(payload: bytes) -> list | None:
+    """The OP of a client text frame `{"Edit": {..., "operation": OP}}` when it changes the text
+    (a delete or an insert; an OP of only retains is one of rustpad-mcp's marks), else None."""
     try:
         operation = json.loads(payload)["Edit"]["operation"]
     except (ValueError, KeyError, TypeError):
-        return False
-    return isinstance(operation, list) and any(
+        return None
+    if isinstance(operation, list) and any(
         isinstance(part, str) or (isinstance(part, int) and part < 0) for part in operation
-    )
+    ):
+        return operation
+    return None
+
+
+def inserted_by(operation: list) -> str:
+    """Everything an edit's operation inserts, in order."""
+    return "".join(part for part in operation if isinstance(part, str))
 
 
 def split_frame(buffer: bytes) -> tuple[int, int, bytes] | None:
@@ -99,6 +109,8 @@ class FaultProxy:
     def __init__(self, upstream_port: int, *, port: int = 0, seed: int = 1):
         self.upstream_port = upstream_port
         self.counts = dict.fromkeys(("sockets", "edits", "held", *KINDS), 0)
+        # What each edit `drop_edit` kept from Rustpad inserted.
+        self.dropped: list[str] = []
         self.random = random.Random(seed)
         self.over = 16 << 10
         self.delay = 0.0
@@ -119,6 +131,9 @@ class FaultProxy:
 
     def reset_before_snapshot(self, next: int = 0, chance: float = 0.0) -> None:
         self._set("before_snapshot", next, chance)
+
+    def drop_edit(self, next: int = 0, chance: float = 0.0) -> None:
+        self._set("drop_edit", next, chance)
 
     def cut_after_edit(self, next: int = 0, chance: float = 0.0, hold: bool = False) -> None:
         self._hold = hold
@@ -173,9 +188,11 @@ class FaultProxy:
             self._next[kind], self._chance[kind] = next, chance
 
     def _roll(self, kind: str) -> bool:
-        """Whether this socket or edit gets fault `kind`; counts it when it does."""
+        """Whether this socket or edit gets fault `kind`; counts it when it does. A fault that is
+        off draws no random number, so the faults that are on get the same draws run after run."""
         with self._lock:
-            hit = self._next[kind] > 0 or self.random.random() < self._chance[kind]
+            chance = self._chance[kind]
+            hit = self._next[kind] > 0 or (chance > 0 and self.random.random() < chance)
             if self._next[kind] > 0:
                 self._next[kind] -= 1
             if hit:
@@ -256,9 +273,13 @@ class FaultProxy:
                 buffer += data
                 continue
             length, opcode, payload = frame
+            operation = changing_edit(payload) if opcode == 1 else None
+            if operation is not None and self._roll("drop_edit"):
+                self.dropped.append(inserted_by(operation))
+                return self._kill(link)
             link.server.write(buffer[:length])
             buffer = buffer[length:]
-            if opcode == 1 and changes_text(payload):
+            if operation is not None:
                 self.counts["edits"] += 1
                 if link.after_edit is None and self._roll("after_edit"):
                     link.after_edit = "hold" if self._hold else "cut"

@@ -1,7 +1,10 @@
 """The fault suite: appends through faults.FaultProxy, which breaks the connections between
-rustpad-mcp and Rustpad at the moments a write is most exposed to (before the snapshot, between
-an edit and its acknowledgement, in the middle of a long history, on a slow link that drops
-connections), and with Rustpad paused, restarted, or the server itself killed mid-write.
+rustpad-mcp and Rustpad at the moments a write is most exposed to (before the snapshot, an edit
+dropped on its way, between an edit and its acknowledgement, in the middle of a long history, on
+a slow link that drops connections), and with Rustpad paused, restarted, or the server itself
+killed mid-write; over stdio, the binary's `--http` mode and the component under `wasmtime
+serve`. Also: a write whose edit landed is not reported present while its connection lingers,
+and removals sent at once through cut connections still take at most half of a pad.
 
 Each test starts its own test Rustpad and proxy, and judges every call by the pad's text read
 straight from that Rustpad, never through the proxy: every write that succeeded is there exactly
@@ -15,8 +18,9 @@ from __future__ import annotations
 import os
 import re
 import signal
-from collections.abc import Iterator
-from contextlib import suppress
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
@@ -27,6 +31,7 @@ from conftest import (
     TEST_SERVER_BIN,
     RustpadServer,
     call,
+    cursor_of,
     failed,
     mcp_client,
     minimal_env,
@@ -35,12 +40,27 @@ from conftest import (
     text_of,
 )
 from faults import KINDS, FaultProxy
+from http_harness import SEAL_KEY, http_client, http_server
+from test_guard_everywhere import HttpPlaces, result_text
+from test_removals_at_once import (
+    OneStdioProcess,
+    asked,
+    blocks,
+    check_at_most_half_gone,
+    remove_each,
+    went_ahead,
+)
+from wasm_hosts import BEARER, COMPONENT, WASMTIME, needs, wasm_host
 
 pytestmark = pytest.mark.anyio
 
 NOTHING_WRITTEN = "nothing was written"
 UNKNOWN = "Outcome unknown: "
+# What a write's result adds when its acknowledgement was lost and its edit then found.
+FOUND_IN_HISTORY = "found the edit in the pad's history, so it was made, once"
 START = "start\n"
+# Where the calls go, and how many appends each makes under cuts and drops.
+TRANSPORTS = {"stdio": 40, "http": 20, "wasmtime": 20}
 
 
 class Rig:
@@ -53,6 +73,24 @@ class Rig:
 
     def client(self, command: list[str] | None = None):
         return mcp_client("legacy", minimal_env(RUSTPAD_URL=self.proxy.url), command=command)
+
+    @asynccontextmanager
+    async def client_over(self, transport: str) -> AsyncIterator:
+        """A client whose calls reach Rustpad through the proxy: the binary on stdio, the
+        binary's `--http` mode, or the component under `wasmtime serve` (its own sockets)."""
+        if transport == "stdio":
+            async with self.client() as client:
+                yield client
+        elif transport == "http":
+            with http_server(self.rustpad, RUSTPAD_URL=self.proxy.url) as server:
+                async with http_client(server.url, "auto") as client:
+                    yield client
+        else:
+            ready = WASMTIME.exists() and COMPONENT.exists()
+            needs(ready, "wasmtime serve needs `make build` and `make test-clients`")
+            with wasm_host(self.rustpad, RUSTPAD_URL=self.proxy.url) as host:
+                async with http_client(host.url, "auto", headers=BEARER) as client:
+                    yield client
 
     def restart(self) -> None:
         """Kills the test Rustpad and starts a new one on the same port (with no pads)."""
@@ -111,14 +149,22 @@ def check_typing(text: str, report: dict) -> None:
     assert len(without_markers(text)) == len(START) + typed, (text, report)
 
 
+@dataclass
+class Outcome:
+    """What one append said, and the faults the proxy injected while it ran, by kind."""
+
+    outcome: str
+    message: str
+    faults: dict[str, int]
+
+
 async def appends_while_typing(
-    rig: Rig, prefix: str, count: int
-) -> dict[str, tuple[str, str, int]]:
+    rig: Rig, prefix: str, count: int, transport: str = "stdio"
+) -> dict[str, Outcome]:
     """`count` appends of their own markers in a row while a person types into the pad; checks
-    the pad and the person's typing, and returns each marker's outcome, the call's text, and how
-    many faults the proxy injected during the call."""
+    the pad and the person's typing, and returns each marker's outcome."""
     marks = [marker(f"{prefix}{i}") for i in range(count)]
-    outcomes: dict[str, tuple[str, str, int]] = {}
+    outcomes: dict[str, Outcome] = {}
     report: dict = {}
 
     async def person() -> None:
@@ -126,14 +172,16 @@ async def appends_while_typing(
             await rig.rustpad.type(rig.pad, seed=7, count=60, delay_us=50_000, avoid=marks)
         )
 
-    async with rig.client() as client, anyio.create_task_group() as group:
+    async with rig.client_over(transport) as client, anyio.create_task_group() as group:
         group.start_soon(person)
         for mark in marks:
-            before = sum(rig.proxy.counts[kind] for kind in KINDS)
+            before = {kind: rig.proxy.counts[kind] for kind in KINDS}
             outcome, message = await append(client, rig.pad, mark)
-            outcomes[mark] = (outcome, message, sum(rig.proxy.counts[k] for k in KINDS) - before)
+            after = {kind: rig.proxy.counts[kind] - before[kind] for kind in KINDS}
+            faults = {kind: n for kind, n in after.items() if n}
+            outcomes[mark] = Outcome(outcome, message, faults)
     text = rig.rustpad.text(rig.pad)
-    check_pad(text, {mark: outcome for mark, (outcome, _, _) in outcomes.items()})
+    check_pad(text, {mark: result.outcome for mark, result in outcomes.items()})
     check_typing(text, report)
     return outcomes
 
@@ -155,16 +203,34 @@ async def test_resets_before_the_snapshot_are_retried_and_the_write_lands_once(r
     assert text == START + "".join(outcomes)
 
 
-async def test_cuts_between_edit_and_ack_leave_every_call_telling_the_truth(rig):
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_edits_dropped_or_cut_before_their_ack_leave_every_call_telling_the_truth(
+    rig, transport
+):
     rig.rustpad.seed(rig.pad, START)
-    rig.proxy.cut_after_edit(chance=0.3)
-    outcomes = await appends_while_typing(rig, "b", 40)
-    assert rig.proxy.counts["after_edit"] >= 5, rig.proxy.counts
-    for mark, (outcome, message, faults) in outcomes.items():
+    # The first write loses its edit, and its next attempt the acknowledgement, so every run
+    # has both; after that each edit has a chance of either.
+    rig.proxy.drop_edit(next=1, chance=0.15)
+    rig.proxy.cut_after_edit(next=1, chance=0.15)
+    outcomes = await appends_while_typing(rig, "b", TRANSPORTS[transport], transport)
+    rig.proxy.calm()
+    counts = rig.proxy.counts
+    assert counts["drop_edit"] >= 1 and counts["after_edit"] >= 1, counts
+    for mark, result in outcomes.items():
         # Rustpad kept running, so its history always tells.
-        assert outcome != "unknown", (mark, message)
+        assert result.outcome != "unknown", (mark, result)
         # A call no fault touched just succeeds.
-        assert faults or outcome == "written", (mark, message)
+        assert result.faults or result.outcome == "written", (mark, result)
+        # Only a cut acknowledgement makes a write look for its edit in the history.
+        found = FOUND_IN_HISTORY in result.message
+        assert not found or result.faults.get("after_edit"), (mark, result)
+    # A call whose edit was dropped tried again, and its text is in the pad once (check_pad).
+    retried = [
+        mark
+        for mark, result in outcomes.items()
+        if result.outcome == "written" and any(mark in lost for lost in rig.proxy.dropped)
+    ]
+    assert retried, (rig.proxy.dropped, outcomes)
 
 
 async def test_resets_in_the_middle_of_a_long_history(rig):
@@ -288,3 +354,100 @@ async def test_a_slow_link_that_drops_connections(rig):
     assert rig.proxy.counts["lossy"] >= 1, rig.proxy.counts
     assert "written" in outcomes.values(), outcomes
     check_pad(rig.rustpad.text(rig.pad), outcomes)
+
+
+def user_info(line: dict) -> tuple[int, dict | None] | None:
+    """(id, info or None once it left) of a `UserInfo` a scripted person was sent, else None."""
+    message = line.get("server", {})
+    if isinstance(message, dict) and "UserInfo" in message:
+        return message["UserInfo"]["id"], message["UserInfo"]["info"]
+    return None
+
+
+def joined_as(line: dict) -> str | None:
+    """The name in a `UserInfo` a scripted person was sent that announces one, else None."""
+    info = user_info(line)
+    return info[1]["name"] if info and info[1] else None
+
+
+async def test_a_writer_whose_edit_landed_is_not_reported_while_rustpad_still_holds_it(rig):
+    rig.rustpad.seed(rig.pad, START)
+    written = marker("h0")
+    rig.proxy.cut_after_edit(next=1, hold=True)
+    results = []
+    # The reader talks to the test Rustpad itself, not through the proxy.
+    direct = mcp_client("legacy", minimal_env(RUSTPAD_URL=rig.rustpad.url))
+    with rig.rustpad.person(rig.pad, name="Ana") as ana:
+        await ana.point([1])
+        async with rig.client() as writer, direct as reader:
+            async with anyio.create_task_group() as group:
+
+                async def write() -> None:
+                    results.append(await append(writer, rig.pad, written))
+
+                group.start_soon(write)
+                await rig.proxy.wait_for("held", 1)
+                # The edit is in the pad; Rustpad's answer to it is held.
+                with anyio.fail_after(60):
+                    while written not in await anyio.to_thread.run_sync(rig.rustpad.text, rig.pad):
+                        await anyio.sleep(0.02)
+                # Ana was told the writer joined, and where its caret is.
+                joined = await ana.expect(lambda line: joined_as(line) == "rustpad-mcp")
+                writer_id = user_info(joined)[0]
+                await ana.expect(lambda line: (cursor_of(line) or (None,))[0] == writer_id)
+                seen = len(ana.seen)
+                info = ok(await call(reader, "get_document_info", {"id": rig.pad}))
+                # Ana's caret, sent after the look, comes back to her after anything Rustpad
+                # said before it: the writer had not left by then.
+                await ana.point([2])
+                since = [user_info(line) for line in ana.seen[seen:]]
+                assert (writer_id, None) not in since, ana.seen
+                assert info["active_users"] == ["Ana"], info
+                assert [person["name"] for person in info.get("people", [])] == ["Ana"], info
+                rig.proxy.release()
+        assert [outcome for outcome, _ in results] == ["written"], results
+        # Once its answer came, the writer left, as Ana was told.
+        await ana.expect(lambda line: user_info(line) == (writer_id, None))
+    assert rig.rustpad.text(rig.pad).count(written) == 1
+
+
+@contextmanager
+def removals_through(rig: Rig, kind: str) -> Iterator:
+    """Where test_removals_at_once sends its removals at once, here through the proxy: one stdio
+    process taking them all, or one `--http` server (2026-07-28)."""
+    if kind == "one-stdio":
+        place = OneStdioProcess(rig.rustpad)
+        place.env["RUSTPAD_URL"] = rig.proxy.url
+        yield place
+        return
+    with http_server(rig.rustpad, RUSTPAD_URL=rig.proxy.url, RUSTPAD_SEAL_KEY=SEAL_KEY) as server:
+        yield HttpPlaces(rig.rustpad, [server.url], "modern")
+
+
+@pytest.mark.parametrize("kind", ["one-stdio", "one-http-modern"])
+async def test_removals_at_once_through_cut_connections_never_take_more_than_half(rig, kind):
+    # The first edit's acknowledgement is cut, so every run has one; then one edit in ten's.
+    rig.proxy.cut_after_edit(next=1, chance=0.1)
+    found = 0
+    with removals_through(rig, kind) as place:
+        for n in (4, 8):
+            for run in range(3):
+                name = f"{rig.pad}-{n}-{run}"
+                original = blocks(n)
+                rig.rustpad.seed(name, "".join(original))
+                results = remove_each(place, name, original)
+                text = rig.rustpad.text(name)
+                for block, result in zip(original, results):
+                    if went_ahead(result):
+                        assert block not in text, (block, result)
+                        found += FOUND_IN_HISTORY in result_text(result)
+                        continue
+                    assert block in text, (block, result)
+                    if not asked(result):
+                        # Rustpad kept running, so a failed removal knows it wrote nothing.
+                        assert NOTHING_WRITTEN in result_text(result), result
+                settled = [result for result in results if went_ahead(result) or asked(result)]
+                done = check_at_most_half_gone(rig.rustpad, name, original, settled)
+                assert done >= 1, results
+    # Removals whose acknowledgement was lost went ahead (and counted for those after them).
+    assert rig.proxy.counts["after_edit"] >= 1 and found >= 1, (found, rig.proxy.counts)

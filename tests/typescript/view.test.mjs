@@ -278,30 +278,37 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
     it("shows this server's caret while it writes", async (t) => {
       const id = padId(`view-writer-${target().slug}`);
       await rustpad.seed(id, { text: 'first\nsecond\n' });
+      const ana = await rustpad.person(id, 'Ana');
       const host = await openHost(session.client);
       const writing = new AbortController();
       let write;
       try {
         const { frame } = await show(host, session.client, 'get_document', { id });
         await waitInFrame(frame, readView, (v) => v.state === 'live' && v.lines.length === 3, { what: 'the live view' });
-        // Rustpad takes the write but never confirms it, so the write's connection (and its
-        // caret at the change) stays in the pad until the call is cancelled.
-        await rustpad.setMode(id, 'no-ack');
+        // Rustpad never takes the write's edit, so the write's connection (and its caret at the
+        // change) stays in the pad until the call is cancelled. (An edit that was made would end
+        // the writer: views leave out a write of this server's that has made its edit.)
+        await rustpad.setMode(id, 'drop-edit');
         write = session.client
           .callTool({ name: 'append_to_document', arguments: { id, text: 'third\n' } }, { signal: writing.signal })
           .catch(() => 'cancelled');
+        // The view is redrawn when the text changes: once Ana has seen the writer's caret, she
+        // types a line at the end, before it.
+        await ana.sees((line) => line.server?.UserCursor?.data?.cursors?.[0] === 13);
+        await ana.append('fourth\n');
         const view = await waitInFrame(frame, readView, (v) => v.lines.some((line) => line.writers.length > 0), {
           what: "this server's caret",
         });
         const line = view.lines.find((candidate) => candidate.writers.length > 0);
         assert.deepEqual(line.writers, ['rustpad-mcp']);
-        // Carried past the text it inserted, as Rustpad carries a caret: the empty last line.
+        // Carried past Ana's line, as Rustpad carries a caret: the empty last line.
         assert.equal(line.line, 4);
         await screenshot(t, host, `${target().slug}-writer`);
       } finally {
         writing.abort();
         await write;
         await rustpad.setMode(id, '');
+        await ana.leave();
         await host.close();
       }
     });

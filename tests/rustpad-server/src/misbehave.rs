@@ -52,6 +52,9 @@ pub enum Mode {
     /// `apply-then-close`: an Edit that changes the text is applied, then its sender is dropped
     /// before the echo.
     ApplyThenClose,
+    /// `drop-edit`: an Edit that changes the text is dropped unapplied, and the connection stays
+    /// open: a writer that stays in the pad, caret and all, until it gives up.
+    DropEdit,
     /// `no-ack`: from the connection's first own edit that changes the text on, it gets no more
     /// History.
     NoAck,
@@ -124,6 +127,7 @@ pub const MODE_NAMES: &[&str] = &[
     "close-on-edit",
     "apply-then-close",
     "no-ack",
+    "drop-edit",
     "oversized-frame",
     "stalled-frame:MIB",
     "flood",
@@ -199,6 +203,7 @@ impl FromStr for Mode {
             "close-on-edit" => plain(Mode::CloseOnEdit),
             "apply-then-close" => plain(Mode::ApplyThenClose),
             "no-ack" => plain(Mode::NoAck),
+            "drop-edit" => plain(Mode::DropEdit),
             "oversized-frame" => plain(Mode::OversizedFrame),
             "stalled-frame" => Ok(Mode::StalledFrame(number("MIB")?)),
             "flood" => plain(Mode::Flood),
@@ -236,6 +241,7 @@ impl fmt::Display for Mode {
             Mode::CloseOnEdit => f.write_str("close-on-edit"),
             Mode::ApplyThenClose => f.write_str("apply-then-close"),
             Mode::NoAck => f.write_str("no-ack"),
+            Mode::DropEdit => f.write_str("drop-edit"),
             Mode::OversizedFrame => f.write_str("oversized-frame"),
             Mode::StalledFrame(mib) => write!(f, "stalled-frame:{mib}"),
             Mode::Flood => f.write_str("flood"),
@@ -431,6 +437,7 @@ async fn handle_message(pad: &Rustpad, mode: &Mode, id: u64, message: Message) -
     };
     match mode {
         Mode::CloseOnEdit if is_edit() => Err("dropped on edit, as the mode asks".into()),
+        Mode::DropEdit if is_edit() => Ok(()),
         Mode::ApplyThenClose if is_edit() => {
             pad.handle_message(id, message).await?;
             Err("dropped after applying the edit, as the mode asks".into())
