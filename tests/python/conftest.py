@@ -394,6 +394,25 @@ async def append_while_a_person_types(rustpad: "RustpadServer", pad: str, append
     assert len(text) == len("start\n") + len("".join(report["typed"])) + len(appended)
 
 
+async def append_while_the_pad_is_replaced(client: Client, rustpad: "RustpadServer", pad: str, text: str):
+    """Appends `text` to `pad`, whose edit Rustpad takes and never acknowledges; once it is in,
+    the pad is replaced by one of the same text (as a restarted Rustpad loads a pad from its
+    storage), so the history the edit was made on is gone. The call's result."""
+    rustpad.set_mode(pad, "no-ack")
+    outcome = {}
+
+    async def write() -> None:
+        outcome["result"] = await call(client, "append_to_document", {"id": pad, "text": text})
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(write)
+        with anyio.fail_after(HANG_GUARD_SECONDS):
+            while not rustpad.text(pad).endswith(text):
+                await anyio.sleep(0.05)
+        rustpad.seed(pad, rustpad.text(pad))
+    return outcome["result"]
+
+
 def cursor_of(line: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
     """(id, data) of a `UserCursor` a scripted person was sent, or None for any other line."""
     message = line.get("server", {})

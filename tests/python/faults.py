@@ -252,13 +252,10 @@ class FaultProxy:
     async def _upstream(self, link: Link, reader: asyncio.StreamReader) -> None:
         """Client to Rustpad: the request's head as it comes, then (for a socket) frame by frame,
         watching for edits."""
-        buffer = b""
-        while b"\r\n\r\n" not in buffer:
-            data = await self._chunk(link, reader)
-            if not data:
-                return self._end(link.server, link)
-            buffer += data
-        end = buffer.index(b"\r\n\r\n") + 4
+        head = await self._head(link, reader, link.server)
+        if head is None:
+            return
+        buffer, end = head
         if b"upgrade: websocket" not in buffer[:end].lower():
             link.server.write(buffer)
             return await self._pipe(link, reader, link.server)
@@ -289,13 +286,10 @@ class FaultProxy:
 
     async def _downstream(self, link: Link, reader: asyncio.StreamReader) -> None:
         """Rustpad to client: its answer's head, then (after a 101) frame by frame."""
-        buffer = b""
-        while b"\r\n\r\n" not in buffer:
-            data = await self._chunk(link, reader)
-            if not data:
-                return self._end(link.client, link)
-            buffer += data
-        end = buffer.index(b"\r\n\r\n") + 4
+        head = await self._head(link, reader, link.client)
+        if head is None:
+            return
+        buffer, end = head
         if not buffer.startswith(b"HTTP/1.1 101"):
             await self._send(link.client, buffer)
             return await self._pipe(link, reader, link.client)
@@ -323,6 +317,20 @@ class FaultProxy:
                 return
             await self._send(link.client, buffer[:length])
             buffer = buffer[length:]
+
+    async def _head(
+        self, link: Link, reader: asyncio.StreamReader, peer: asyncio.StreamWriter
+    ) -> tuple[bytes, int] | None:
+        """Reads an HTTP head: what came so far and where the head ends, or None (the other side
+        `peer` told) when the connection ended first."""
+        buffer = b""
+        while b"\r\n\r\n" not in buffer:
+            data = await self._chunk(link, reader)
+            if not data:
+                self._end(peer, link)
+                return None
+            buffer += data
+        return buffer, buffer.index(b"\r\n\r\n") + 4
 
     async def _may_forward(self, link: Link) -> bool:
         """After the client's edit went out: waits while held; False once the link is reset."""

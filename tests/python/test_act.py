@@ -31,7 +31,7 @@ import pytest
 from mcp.types import CallToolResult
 
 from catalogue import ALL_TOOLS, BY_NAME, SHIPPED
-from conftest import HANG_GUARD_SECONDS, RustpadServer, append_while_a_person_types, call, edits, mcp_client, minimal_env, stop_process
+from conftest import RustpadServer, append_while_the_pad_is_replaced, append_while_a_person_types, call, edits, mcp_client, minimal_env, stop_process
 from http_harness import SEAL_KEY, LegacySession, http_client
 from test_approvals_at_once import NEW_TEXT, OLD_TEXT, changed
 from test_other_deployments import create_elsewhere, draft
@@ -225,21 +225,9 @@ async def test_a_removal_split_over_calls_asks(transport, rustpad, pad):
 async def test_a_write_whose_outcome_is_unknown_says_so_in_its_kind_and_metadata(rustpad, pad):
     # The pad is replaced (as a restarted Rustpad loads it) while the edit waits for its
     # acknowledgement: the history it was made on is gone, so its fate cannot be read there.
-    rustpad.set_mode(pad, "no-ack")
     rustpad.seed(pad, "abc")
-    outcome = {}
     async with act_client("stdio", rustpad) as client:
-
-        async def write() -> None:
-            outcome["result"] = await call(client, "append_to_document", {"id": pad, "text": "maybe"})
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(write)
-            with anyio.fail_after(HANG_GUARD_SECONDS):
-                while not rustpad.text(pad).endswith("maybe"):
-                    await anyio.sleep(0.05)
-            rustpad.seed(pad, "abcmaybe")
-    result = outcome["result"]
+        result = await append_while_the_pad_is_replaced(client, rustpad, pad, "maybe")
     assert result.is_error and result.meta["dev.actcore/error-kind"] == "rustpad-mcp:outcome-unknown", result
     assert result.meta["dev.actcore/error-metadata"] == {"rustpad-mcp/outcome": "unknown"}, result
 

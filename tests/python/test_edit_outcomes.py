@@ -6,7 +6,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from conftest import ERAS, HANG_GUARD_SECONDS, call, edits, failed, ok
+from conftest import ERAS, append_while_the_pad_is_replaced, call, edits, failed, ok
 
 pytestmark = pytest.mark.anyio
 
@@ -82,20 +82,8 @@ async def test_a_pad_replaced_before_the_acknowledgement_leaves_the_outcome_unkn
 ):
     # As if Rustpad restarted and loaded the pad from its storage: the history the edit was made
     # on is gone, so an entry of the same connection number would prove nothing.
-    rustpad.set_mode(pad, "no-ack")
     rustpad.seed(pad, "abc", ops=3, char="d")
-    async with anyio.create_task_group() as group:
-        outcome = {}
-
-        async def write() -> None:
-            outcome["result"] = await call(client, "append_to_document", {"id": pad, "text": "X"})
-
-        group.start_soon(write)
-        with anyio.fail_after(HANG_GUARD_SECONDS):
-            while not rustpad.text(pad).endswith("X"):
-                await anyio.sleep(0.05)
-        rustpad.seed(pad, "abcdddX")
-    result = outcome["result"]
+    result = await append_while_the_pad_is_replaced(client, rustpad, pad, "X")
     message = failed(result)
     assert message.startswith("Outcome unknown: "), message
     assert "no longer holds the history this edit was made on" in message, message
