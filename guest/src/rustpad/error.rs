@@ -37,6 +37,41 @@ impl Error {
         }
     }
 
+    /// The collaboration socket could not be opened: the host's reason,
+    /// with a hint where its kind points at one. A connection that broke or
+    /// was not answered may well open on the next try; an answer that is not
+    /// a WebSocket, or a refusal, would come again.
+    pub fn opening(failure: &HostError) -> Error {
+        let hint = match failure.kind {
+            ErrorKind::NotWebsocket | ErrorKind::TimedOut => {
+                " If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
+            }
+            ErrorKind::Unreachable => " Check RUSTPAD_URL and that the instance is running.",
+            _ => "",
+        };
+        let message = format!(
+            "could not open Rustpad's collaboration socket: {}.{hint}",
+            failure.message
+        );
+        match failure.kind {
+            ErrorKind::Unreachable | ErrorKind::Closed | ErrorKind::TimedOut => {
+                Error::Interrupted(message)
+            }
+            _ => Error::Failed(message),
+        }
+    }
+
+    /// This failure came after an edit was sent, so it no longer means
+    /// "nothing happened": the outcome is unknown, because the history could
+    /// not tell (`why`) or was not read.
+    pub fn unacknowledged(&self, why: Option<&str>) -> Error {
+        let why = why.map(|why| format!(" {why}.")).unwrap_or_default();
+        Error::Unacknowledged(format!(
+            "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown.{why} Check before deciding what to do: read the pad with get_document, or call get_changes with the base you read. Repeating edit_document with the same base is safe (a batch that landed is refused, not made twice); repeating any other write is not: if the first one landed, its change would be made twice (append_to_document would add its text again).",
+            self.message()
+        ))
+    }
+
     pub fn message(&self) -> &str {
         match self {
             Error::Failed(message)

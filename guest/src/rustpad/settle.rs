@@ -32,7 +32,7 @@ use serde_json::Value;
 
 use super::Error;
 use super::since::Since;
-use super::socket::{PadSocket, Track, unknown_outcome};
+use super::socket::{PadSocket, Track};
 use super::state::Event;
 use super::stats;
 use super::url::RustpadUrl;
@@ -104,7 +104,7 @@ impl PadSocket {
                     "{error}. This server reconnected and found that Rustpad closed that connection without making the edit"
                 )))
             }
-            Settled::Unknown(why) => Err(unknown_outcome(error, Some(why))),
+            Settled::Unknown(why) => Err(error.unacknowledged(Some(why))),
         }
     }
 

@@ -27,9 +27,9 @@ use super::state::Event;
 pub use super::state::{PadState, Track};
 use super::url::RustpadUrl;
 use crate::digest;
+use crate::grants::HostError;
 use crate::grants::websocket::Connection;
 use crate::grants::writers;
-use crate::grants::{ErrorKind, HostError};
 
 /// How long the snapshot may take to arrive, from connecting.
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(20);
@@ -145,28 +145,8 @@ impl PadSocket {
     ) -> Result<PadSocket, Error> {
         let deadline = Instant::now() + SNAPSHOT_TIMEOUT;
         let address = url.websocket(&format!("/api/socket/{id}"));
-        let connection = Connection::connect(&address).map_err(|failure| {
-            let hint = match failure.kind {
-                ErrorKind::NotWebsocket | ErrorKind::TimedOut => {
-                    " If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades on /api/socket/."
-                }
-                ErrorKind::Unreachable => " Check RUSTPAD_URL and that the instance is running.",
-                _ => "",
-            };
-            let message = format!(
-                "could not open Rustpad's collaboration socket: {}.{hint}",
-                failure.message
-            );
-            // A connection that broke or was not answered may well open on
-            // the next try; an answer that is not a WebSocket, or a refusal,
-            // would come again.
-            match failure.kind {
-                ErrorKind::Unreachable | ErrorKind::Closed | ErrorKind::TimedOut => {
-                    Error::Interrupted(message)
-                }
-                _ => Error::Failed(message),
-            }
-        })?;
+        let connection =
+            Connection::connect(&address).map_err(|failure| Error::opening(&failure))?;
         let mut socket = PadSocket {
             connection,
             state: PadState::new(id, track),
@@ -378,7 +358,7 @@ impl PadSocket {
         match (confirmed, sent) {
             (Ok(()), _) => Ok(()),
             (Err(error), Some(sent)) => self.settle(error, &sent),
-            (Err(error), None) => Err(unknown_outcome(error, None)),
+            (Err(error), None) => Err(error.unacknowledged(None)),
         }
     }
 
@@ -469,16 +449,6 @@ impl PadSocket {
 /// The key the host files this process's writers to pad `id` under.
 pub fn writers_key(id: &str) -> String {
     digest::digest(&["writers", id])
-}
-
-/// Once an edit is sent, a failure no longer means "nothing happened": the
-/// outcome stays unknown when the history could not tell (`why`).
-pub(super) fn unknown_outcome(error: Error, why: Option<&str>) -> Error {
-    let why = why.map(|why| format!(" {why}.")).unwrap_or_default();
-    Error::Unacknowledged(format!(
-        "{}. Rustpad did not acknowledge the edit, so whether it was applied is unknown.{why} Check before deciding what to do: read the pad with get_document, or call get_changes with the base you read. Repeating edit_document with the same base is safe (a batch that landed is refused, not made twice); repeating any other write is not: if the first one landed, its change would be made twice (append_to_document would add its text again).",
-        error.message()
-    ))
 }
 
 #[cfg(test)]
