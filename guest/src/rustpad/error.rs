@@ -24,23 +24,13 @@ impl Error {
     }
 
     /// The host's socket failed while this client was doing `what`: said in
-    /// this client's words first, then the host's. A connection that could
-    /// not be made, broke or timed out is [`Error::Interrupted`]; any other
-    /// failure would fail again.
+    /// this client's words first, then the host's (see [`Error::of_kind`]).
     pub fn from_host(what: impl fmt::Display, failure: &HostError) -> Error {
-        let message = format!("{what}: {}", failure.message);
-        match failure.kind {
-            ErrorKind::Unreachable | ErrorKind::Closed | ErrorKind::TimedOut => {
-                Error::Interrupted(message)
-            }
-            _ => Error::Failed(message),
-        }
+        Error::of_kind(failure.kind, format!("{what}: {}", failure.message))
     }
 
     /// The collaboration socket could not be opened: the host's reason,
-    /// with a hint where its kind points at one. A connection that broke or
-    /// was not answered may well open on the next try; an answer that is not
-    /// a WebSocket, or a refusal, would come again.
+    /// with a hint where its kind points at one (see [`Error::of_kind`]).
     pub fn opening(failure: &HostError) -> Error {
         let hint = match failure.kind {
             ErrorKind::NotWebsocket | ErrorKind::TimedOut => {
@@ -53,7 +43,13 @@ impl Error {
             "could not open Rustpad's collaboration socket: {}.{hint}",
             failure.message
         );
-        match failure.kind {
+        Error::of_kind(failure.kind, message)
+    }
+
+    /// A connection that could not be made, broke or timed out is
+    /// [`Error::Interrupted`]; any other failure would fail again.
+    fn of_kind(kind: ErrorKind, message: String) -> Error {
+        match kind {
             ErrorKind::Unreachable | ErrorKind::Closed | ErrorKind::TimedOut => {
                 Error::Interrupted(message)
             }

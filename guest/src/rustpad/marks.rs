@@ -190,8 +190,9 @@ pub struct Marked {
 
 impl Marked {
     /// Takes connection `author`'s next entry. Only a connection's first
-    /// entry counts, so entries taken again in the same order (a fold begun
-    /// afresh after another gave up half way) change nothing.
+    /// entry decides its mark, so entries taken again in the same order (a
+    /// fold begun afresh after another gave up half way) never change it;
+    /// later ones count only toward [`Marked::finished`].
     #[inline(always)]
     pub fn follow(&mut self, author: u64, keeps_everything: bool) {
         let number = match usize::try_from(author) {
@@ -247,11 +248,7 @@ impl Marked {
     pub fn finished(&self, author: u64) -> bool {
         match usize::try_from(author) {
             Ok(number) if number < MAX_NUMBERED => {
-                let bit = |bits: &Vec<u64>| {
-                    bits.get(number / 64)
-                        .is_some_and(|word| word & (1 << (number % 64)) != 0)
-                };
-                bit(&self.edited) && !bit(&self.edited_again)
+                has_bit(&self.edited, number) && !has_bit(&self.edited_again, number)
             }
             _ => self.others_edits.get(&author) == Some(&1),
         }
@@ -260,10 +257,7 @@ impl Marked {
     /// Whether connection `author`'s first entry was a mark.
     pub fn is_marked(&self, author: u64) -> bool {
         match usize::try_from(author) {
-            Ok(number) if number < MAX_NUMBERED => self
-                .marked
-                .get(number / 64)
-                .is_some_and(|word| word & (1 << (number % 64)) != 0),
+            Ok(number) if number < MAX_NUMBERED => has_bit(&self.marked, number),
             _ => self.others_marked.contains(&author),
         }
     }
@@ -271,10 +265,16 @@ impl Marked {
     /// The connections that made an entry, in no order.
     pub fn connections(&self) -> impl Iterator<Item = u64> + '_ {
         let numbered = (0..self.seen.len() * 64)
-            .filter(|number| self.seen[number / 64] & (1 << (number % 64)) != 0)
+            .filter(|number| has_bit(&self.seen, *number))
             .map(|number| number as u64);
         numbered.chain(self.others_seen.iter().copied())
     }
+}
+
+/// Whether connection `number`'s bit is set in `bits`.
+fn has_bit(bits: &[u64], number: usize) -> bool {
+    bits.get(number / 64)
+        .is_some_and(|word| word & (1 << (number % 64)) != 0)
 }
 
 #[cfg(test)]

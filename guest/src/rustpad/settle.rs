@@ -49,8 +49,6 @@ pub(super) struct Sent {
     /// The revision the session held: Rustpad put the edit after it.
     revision: u64,
     text: Rope,
-    /// Everything the edit inserts, in order.
-    inserted: String,
     started: Option<u64>,
 }
 
@@ -72,27 +70,32 @@ struct WireEntry<'a> {
 }
 
 impl PadSocket {
-    /// What to look for should the edit `operation` go unacknowledged; None
+    /// What to look for should an edit sent now go unacknowledged; None
     /// when this session cannot reconnect or does not keep the text.
-    pub(super) fn sent(&self, operation: &Value) -> Option<Sent> {
+    pub(super) fn sent(&self) -> Option<Sent> {
         Some(Sent {
             url: self.url.clone()?,
             connection: self.me()?,
             revision: self.revision(),
             text: self.document().rope()?.clone(),
-            inserted: inserted(operation),
             started: self.started,
         })
     }
 
-    /// Learns the outcome of the edit `sent` after `error` broke the wait
-    /// for its acknowledgement: Ok once it is found in the history,
+    /// Learns the outcome of the edit `operation`, `sent` as
+    /// [`PadSocket::sent`] says, after `error` broke the wait for its
+    /// acknowledgement: Ok once it is found in the history,
     /// [`Error::Interrupted`] when it was surely not made, else
     /// [`Error::Unacknowledged`] with the reason the history cannot tell.
-    pub(super) fn settle(&mut self, error: Error, sent: &Sent) -> Result<(), Error> {
+    pub(super) fn settle(
+        &mut self,
+        error: Error,
+        sent: &Sent,
+        operation: &Value,
+    ) -> Result<(), Error> {
         // Our end goes first, so Rustpad lets the old connection go.
         self.connection.close();
-        match settle(&self.state.id.clone(), sent) {
+        match settle(&self.state.id, sent, &inserted(operation)) {
             Settled::Landed(look) => {
                 self.catch_up(*look)?;
                 self.acknowledgement_lost = true;
@@ -151,11 +154,11 @@ impl PadSocket {
 }
 
 /// Reconnects until the history tells, or the deadline passes.
-fn settle(id: &str, sent: &Sent) -> Settled {
+fn settle(id: &str, sent: &Sent, inserted: &str) -> Settled {
     let deadline = Instant::now() + SETTLE_TIMEOUT;
     let mut pause = FIRST_PAUSE;
     loop {
-        match look_for(id, sent, deadline) {
+        match look_for(id, sent, inserted, deadline) {
             Ok(settled) => return settled,
             Err(_) if Instant::now() + pause < deadline => {
                 std::thread::sleep(pause);
@@ -170,8 +173,9 @@ fn settle(id: &str, sent: &Sent) -> Settled {
     }
 }
 
-/// One look at the history, on a new connection.
-fn look_for(id: &str, sent: &Sent, deadline: Instant) -> Result<Settled, Error> {
+/// One look at the history, on a new connection, for an edit that inserted
+/// `inserted`.
+fn look_for(id: &str, sent: &Sent, inserted: &str, deadline: Instant) -> Result<Settled, Error> {
     if let Some(started) = sent.started
         && stats::start_time(&sent.url)? != started
     {
@@ -191,7 +195,7 @@ fn look_for(id: &str, sent: &Sent, deadline: Instant) -> Result<Settled, Error> 
                 "Rustpad no longer holds the history this edit was made on (it restarted or let the pad go)",
             ));
         }
-        match found(record, sent) {
+        match found(record, sent.connection, inserted) {
             Some(true) => return Ok(Settled::Landed(Box::new(look))),
             Some(false) => {
                 look.close();
@@ -217,13 +221,13 @@ fn look_for(id: &str, sent: &Sent, deadline: Instant) -> Result<Settled, Error> 
     }
 }
 
-/// Whether the record holds an edit of the old connection's: Some(true)
-/// when it inserts what was sent, Some(false) when it is another.
-fn found(record: &Since, sent: &Sent) -> Option<bool> {
+/// Whether the record holds an edit of connection `connection`'s: Some(true)
+/// when it inserts `sent_inserted`, Some(false) when it is another.
+fn found(record: &Since, connection: u64, sent_inserted: &str) -> Option<bool> {
     let entry = record
         .entries()
         .iter()
-        .find(|entry| entry.author == sent.connection && !entry.operation.is_noop())?;
+        .find(|entry| entry.author == connection && !entry.operation.is_noop())?;
     let inserted: String = entry
         .operation
         .ops()
@@ -233,7 +237,7 @@ fn found(record: &Since, sent: &Sent) -> Option<bool> {
             _ => None,
         })
         .collect();
-    Some(inserted == sent.inserted)
+    Some(inserted == sent_inserted)
 }
 
 /// Everything an operation in Rustpad's wire form inserts, in order.

@@ -342,7 +342,7 @@ impl PadSocket {
         operation: &serde_json::Value,
         owed: usize,
     ) -> Result<(), Error> {
-        let sent = self.sent(operation);
+        let sent = self.sent();
         let acknowledged = self.own_entries + owed as u64 + 1;
         let deadline = Instant::now() + ACK_TIMEOUT;
         self.edit_sent = true;
@@ -357,7 +357,7 @@ impl PadSocket {
         }
         match (confirmed, sent) {
             (Ok(()), _) => Ok(()),
-            (Err(error), Some(sent)) => self.settle(error, &sent),
+            (Err(error), Some(sent)) => self.settle(error, &sent, operation),
             (Err(error), None) => Err(error.unacknowledged(None)),
         }
     }

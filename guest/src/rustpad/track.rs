@@ -36,6 +36,12 @@ impl Track {
         people: true,
     };
 
+    /// Whether the session keeps the text (an edit's outcome can be learnt
+    /// from the history only then: see `rustpad::settle`).
+    pub fn keeps_text(self) -> bool {
+        self.text
+    }
+
     /// The length, and who made each edit after `revision` (`u64::MAX`:
     /// none until [`PadState::hear_from_here`](super::state::PadState::hear_from_here)).
     pub fn edits_after(revision: u64) -> Track {

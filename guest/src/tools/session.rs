@@ -25,10 +25,11 @@ use crate::rustpad::url::RustpadUrl;
 use crate::text::{MAX_DOCUMENT_CHARS, count};
 
 /// How many times a write tries when nothing was written (see [`attempts`]).
-pub const ATTEMPTS: u32 = 3;
+const ATTEMPTS: u32 = 3;
 /// The pause before a write's second attempt; doubled before each further one.
 const FIRST_PAUSE: Duration = Duration::from_millis(250);
-/// A write starts no attempt later than this after its first.
+/// A write starts no attempt that, taking as long as the one before it,
+/// would end later than this after its first began.
 const ATTEMPTS_WITHIN: Duration = Duration::from_secs(30);
 
 /// What a write's result adds when its edit's acknowledgement was lost and
@@ -38,11 +39,13 @@ pub const ACKNOWLEDGEMENT_LOST: &str = "\nThe connection to Rustpad broke before
 /// Runs one attempt of a write after another while an attempt ends with
 /// nothing written and a new connection may do better
 /// ([`ToolError::Interrupted`]): up to [`ATTEMPTS`], pausing a little longer
-/// each time, within [`ATTEMPTS_WITHIN`]. Never after an edit went out,
+/// each time, within [`ATTEMPTS_WITHIN`]: an attempt that timed out after
+/// 10 s is tried once more at most, so a caller hears within about 20 s.
+/// Never after an edit went out,
 /// unless the history showed it was not made (`rustpad::settle`). Each
 /// attempt starts afresh: it reads the pad again and builds its edit on
 /// what it reads.
-pub fn attempts<T>(
+fn attempts<T>(
     call: &Call,
     mut attempt: impl FnMut() -> Result<T, ToolError>,
 ) -> Result<T, ToolError> {
@@ -50,11 +53,14 @@ pub fn attempts<T>(
     let mut pause = FIRST_PAUSE;
     let mut tried = 1;
     loop {
+        let began = Instant::now();
         match attempt() {
             Err(ToolError::Interrupted(message)) => {
-                if tried >= ATTEMPTS || first.elapsed() + pause > ATTEMPTS_WITHIN {
+                let next_would_end = first.elapsed() + pause + began.elapsed();
+                if tried >= ATTEMPTS || next_would_end > ATTEMPTS_WITHIN {
                     return Err(ToolError::Failed(format!(
-                        "{message}. Tried {}; nothing was written.",
+                        "{}. Tried {}; nothing was written.",
+                        message.trim_end_matches('.'),
                         count(tried, "time")
                     )));
                 }
@@ -70,10 +76,13 @@ pub fn attempts<T>(
 }
 
 /// Joins pad `id` for a write, with what the session needs to learn an
-/// unacknowledged edit's outcome (Rustpad's start time, when it can be read).
-pub fn join(call: &Call, id: &str, track: Track) -> Result<PadSocket, ToolError> {
+/// unacknowledged edit's outcome: Rustpad's start time, when it can be read,
+/// for a session that keeps the text (no other can learn it).
+fn join(call: &Call, id: &str, track: Track) -> Result<PadSocket, ToolError> {
     let mut socket = PadSocket::join(call.url, id, track)?;
-    if let Ok(started) = call.rustpad_started() {
+    if track.keeps_text()
+        && let Ok(started) = call.rustpad_started()
+    {
         socket.know_started(started);
     }
     Ok(socket)
@@ -81,7 +90,7 @@ pub fn join(call: &Call, id: &str, track: Track) -> Result<PadSocket, ToolError>
 
 /// The session's edit was found in the history after its acknowledgement
 /// was lost: the call's result says so.
-pub fn note_acknowledgement(call: &Call, socket: &PadSocket) {
+fn note_acknowledgement(call: &Call, socket: &PadSocket) {
     if socket.acknowledgement_lost() {
         call.acknowledgement_lost.set(true);
     }

@@ -240,7 +240,8 @@ fn a_failed_socket_says_what_to_check_by_its_kind() {
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let nowhere = format!("http://127.0.0.1:{}", closed.local_addr().unwrap().port());
     drop(closed);
-    // Takes the connection and never answers: the handshake gives up after 10 s.
+    // Takes the connection and never answers: the handshake gives up after
+    // 10 s; it is tried once more, as a third try would end past 30 s.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let silent_url = format!("http://127.0.0.1:{}", silent.local_addr().unwrap().port());
     std::thread::spawn(move || {
@@ -248,12 +249,22 @@ fn a_failed_socket_says_what_to_check_by_its_kind() {
         drop(held);
     });
     let handshake_hint = "timed out during the WebSocket handshake. If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades";
-    for (url, hint) in [
-        (proxy_url.as_str(), "may not forward WebSocket upgrades"),
-        (silent_url.as_str(), handshake_hint),
+    // An answer that is not an upgrade will not change on a new try.
+    for (url, hint, tries) in [
+        (
+            proxy_url.as_str(),
+            "may not forward WebSocket upgrades",
+            "/api/socket/.",
+        ),
+        (
+            silent_url.as_str(),
+            handshake_hint,
+            "Tried 2 times; nothing was written.",
+        ),
         (
             nowhere.as_str(),
             "Check RUSTPAD_URL and that the instance is running",
+            "Tried 3 times; nothing was written.",
         ),
     ] {
         let mut server = Server::start(&[("RUSTPAD_URL", url)], &[]);
@@ -268,6 +279,7 @@ fn a_failed_socket_says_what_to_check_by_its_kind() {
             .unwrap_or_default();
         assert_eq!(reply["result"]["isError"], true, "{reply}");
         assert!(text.contains(hint), "{url}: {text}");
+        assert!(text.ends_with(tries), "{url}: {text}");
     }
 }
 
