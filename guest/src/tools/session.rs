@@ -41,10 +41,9 @@ pub const ACKNOWLEDGEMENT_LOST: &str = "\nThe connection to Rustpad broke before
 /// ([`ToolError::Interrupted`]): up to [`ATTEMPTS`], pausing a little longer
 /// each time, within [`ATTEMPTS_WITHIN`]: an attempt that timed out after
 /// 10 s is tried once more at most, so a caller hears within about 20 s.
-/// Never after an edit went out,
-/// unless the history showed it was not made (`rustpad::settle`). Each
-/// attempt starts afresh: it reads the pad again and builds its edit on
-/// what it reads.
+/// Never after an edit went out, unless the history showed it was not made
+/// (`rustpad::settle`). Each attempt starts afresh: it reads the pad again
+/// and builds its edit on what it reads.
 fn attempts<T>(
     call: &Call,
     mut attempt: impl FnMut() -> Result<T, ToolError>,

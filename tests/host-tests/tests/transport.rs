@@ -250,7 +250,7 @@ fn a_failed_socket_says_what_to_check_by_its_kind() {
     });
     let handshake_hint = "timed out during the WebSocket handshake. If reads work but this fails, a proxy in front of Rustpad may not forward WebSocket upgrades";
     // An answer that is not an upgrade will not change on a new try.
-    for (url, hint, tries) in [
+    for (url, hint, ending) in [
         (
             proxy_url.as_str(),
             "may not forward WebSocket upgrades",
@@ -279,7 +279,7 @@ fn a_failed_socket_says_what_to_check_by_its_kind() {
             .unwrap_or_default();
         assert_eq!(reply["result"]["isError"], true, "{reply}");
         assert!(text.contains(hint), "{url}: {text}");
-        assert!(text.ends_with(tries), "{url}: {text}");
+        assert!(text.ends_with(ending), "{url}: {text}");
     }
 }
 
