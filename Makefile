@@ -314,7 +314,8 @@ tests/conformance/node_modules/.installed: tests/conformance/package-lock.json
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# Speed and memory at the stdio boundary (not part of `make test`). The binary with the
+# Speed and memory at the stdio boundary, then writes under load (about 4 minutes more; not part
+# of `make test`). The binary with the
 # `compiler` feature is built aside for its size, then the default one is put back.
 bench: build tests/typescript/node_modules/.installed chromium
 	@mkdir -p target/bench
@@ -322,6 +323,7 @@ bench: build tests/typescript/node_modules/.installed chromium
 	cp $(MCP_BIN) target/bench/rustpad-mcp-with-compiler
 	$(CARGO) build --release --locked $(HOST_PACKAGES)
 	$(BINARIES) python3 tests/bench/bench.py
+	$(BINARIES) python3 tests/bench/load.py
 
 # Fuzz each guest entry point for FUZZ_SECONDS (nightly + cargo-fuzz; not part
 # of `make test`). Seeds come from guest/fuzz/corpus/<target>/; a crash lands

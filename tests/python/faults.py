@@ -41,8 +41,6 @@ import struct
 import threading
 from dataclasses import dataclass, field
 
-import anyio
-
 KINDS = ("before_snapshot", "drop_edit", "after_edit", "mid_frame", "lossy")
 
 
@@ -163,9 +161,9 @@ class FaultProxy:
 
     async def wait_for(self, kind: str, at_least: int, timeout: float = 60) -> None:
         """Waits until `counts[kind]` reaches `at_least` (a hang guard, not a timing check)."""
-        with anyio.fail_after(timeout):
+        async with asyncio.timeout(timeout):
             while self.counts[kind] < at_least:
-                await anyio.sleep(0.01)
+                await asyncio.sleep(0.01)
 
     def close(self) -> None:
         """Resets every connection still open and stops the proxy."""

@@ -23,6 +23,7 @@ USAGE:
                              [--avoid STRING]... [--stay]
     rustpad-test-server set --url ws://HOST:PORT/api/socket/ID [--name NAME] < TEXT
     rustpad-test-server person --url ws://HOST:PORT/api/socket/ID [--name NAME] < SCRIPT
+    rustpad-test-server steady --url ws://HOST:PORT/api/socket/ID [--name NAME] [--every-ms MS]
 
 SERVER OPTIONS:
     --port N       TCP port; 0 (the default) picks a free one
@@ -71,6 +72,12 @@ PERSON:
     (make the text T, as set does), {\"append\": T} (add T at the end) or {\"cursor\": {\"cursors\": [..], \"selections\": [[a, b]]}}.
     Leaves when stdin ends.
 
+STEADY:
+    Joins the pad as NAME (default person) and types a letter at the end of its first line every
+    MS milliseconds (default 200), each acknowledged before the next, reading all the server sends
+    meanwhile; joins again whenever the connection ends. When stdin ends it leaves and prints
+    {\"acknowledged\", \"typed\", \"disconnections\", \"reasons\"}.
+
 MODES:
 ";
 
@@ -94,25 +101,40 @@ enum Command {
         url: String,
         name: String,
     },
+    Steady {
+        url: String,
+        name: String,
+        every: Duration,
+    },
     Help,
 }
 
-/// `set|person --url URL [--name NAME]`.
+/// `set|person|steady --url URL [--name NAME]`, and steady's `[--every-ms MS]`.
 fn parse_person(
     command: &str,
     mut args: impl Iterator<Item = String>,
-) -> Result<(String, String), String> {
-    let (mut url, mut name) = (None, "person".to_owned());
+) -> Result<(String, String, Duration), String> {
+    let (mut url, mut name, mut every) = (None, "person".to_owned(), Duration::from_millis(200));
     while let Some(flag) = args.next() {
         let value = args.next().ok_or_else(|| format!("{flag} needs a value"))?;
         match flag.as_str() {
             "--url" => url = Some(value),
             "--name" => name = value,
-            _ => return Err(format!("{command} takes --url and --name, not {flag}")),
+            "--every-ms" if command == "steady" => {
+                let ms = value
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|&ms| ms > 0)
+                    .ok_or(format!(
+                        "--every-ms: {value:?} is not a positive whole number"
+                    ))?;
+                every = Duration::from_millis(ms);
+            }
+            _ => return Err(format!("{command} does not take {flag}")),
         }
     }
     let url = url.ok_or(format!("{command} needs --url"))?;
-    Ok((url, name))
+    Ok((url, name, every))
 }
 
 fn parse(args: Vec<String>) -> Result<Command, String> {
@@ -120,13 +142,18 @@ fn parse(args: Vec<String>) -> Result<Command, String> {
     match args.as_slice().first().map(String::as_str) {
         Some("set") => {
             args.next();
-            let (url, name) = parse_person("set", args)?;
+            let (url, name, _) = parse_person("set", args)?;
             return Ok(Command::Set { url, name });
         }
         Some("person") => {
             args.next();
-            let (url, name) = parse_person("person", args)?;
+            let (url, name, _) = parse_person("person", args)?;
             return Ok(Command::Person { url, name });
+        }
+        Some("steady") => {
+            args.next();
+            let (url, name, every) = parse_person("steady", args)?;
+            return Ok(Command::Steady { url, name, every });
         }
         _ => {}
     }
@@ -264,6 +291,13 @@ fn main() -> ExitCode {
             Command::Person { url, name } => person::converse(&url, &name)
                 .await
                 .map_err(|e| e.to_string()),
+            Command::Steady { url, name, every } => {
+                let report = person::type_steadily(&url, &name, every)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                println!("{}", serde_json::json!(report));
+                Ok(())
+            }
             Command::Help => Ok(()),
         }
     });

@@ -6,10 +6,15 @@
 //! lets a test put chosen edits at chosen moments: between a model's read and
 //! its write, say. [`converse`] runs one from a test's script: commands in
 //! on stdin, everything the server says out on stdout, as JSON lines.
+//! [`type_steadily`] is the person of a load run: a keystroke at a fixed
+//! pace, joining again whenever Rustpad drops it, and counting how often.
+
+use std::time::Duration;
 
 use operational_transform::OperationSeq;
-use serde::Deserialize;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::time::{Instant, sleep, sleep_until};
 use tokio_tungstenite::connect_async;
 
 use crate::protocol::{ClientMsg, CursorData, ServerMsg, UserInfo};
@@ -19,6 +24,18 @@ use crate::typist::{Client, ClientSocket, TypistError, handle, next_server_msg, 
 pub struct Person {
     socket: ClientSocket,
     client: Client,
+    /// What others' doings sent this person since it joined.
+    pub heard: Heard,
+}
+
+/// Counts of what reached a person because of others, after its snapshot.
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Heard {
+    /// Messages Rustpad relays through its small per-pad queue (names,
+    /// departures, carets, languages): what can knock an editor off the pad.
+    pub relayed: u64,
+    /// History entries others made (these come another way and cannot lag).
+    pub entries: u64,
 }
 
 impl Person {
@@ -46,7 +63,31 @@ impl Person {
                 msg => handle(&mut client, &mut socket, msg).await?,
             }
         }
-        Ok(Person { socket, client })
+        Ok(Person {
+            socket,
+            client,
+            heard: Heard::default(),
+        })
+    }
+
+    /// The server's next message, counted in [`Person::heard`] when it is
+    /// about someone else, and taken into the person's text.
+    async fn receive(&mut self) -> Result<ServerMsg, TypistError> {
+        let message = next_server_msg(&mut self.socket).await?;
+        let me = self.client.me;
+        match &message {
+            ServerMsg::History { operations, .. } => {
+                self.heard.entries +=
+                    operations.iter().filter(|entry| entry.id != me).count() as u64;
+            }
+            ServerMsg::UserInfo { id, .. } | ServerMsg::UserCursor { id, .. } if *id != me => {
+                self.heard.relayed += 1;
+            }
+            ServerMsg::Language(_) => self.heard.relayed += 1,
+            _ => {}
+        }
+        handle(&mut self.client, &mut self.socket, message.clone()).await?;
+        Ok(message)
     }
 
     /// This person's connection number in the pad.
@@ -70,8 +111,7 @@ impl Person {
             send(&mut self.socket, &edit).await?;
         }
         while !self.client.is_settled() {
-            let msg = next_server_msg(&mut self.socket).await?;
-            handle(&mut self.client, &mut self.socket, msg).await?;
+            self.receive().await?;
         }
         Ok(())
     }
@@ -158,13 +198,102 @@ pub async fn converse(url: &str, name: &str) -> Result<(), TypistError> {
                 });
                 println!("{}", serde_json::json!({ "done": done }));
             }
-            message = next_server_msg(&mut person.socket) => {
-                let message = message?;
-                println!("{}", serde_json::json!({ "server": message }));
-                handle(&mut person.client, &mut person.socket, message).await?;
+            message = person.receive() => {
+                println!("{}", serde_json::json!({ "server": message? }));
             }
         }
     }
     person.leave().await;
     Ok(())
+}
+
+/// What [`type_steadily`] did.
+#[derive(Debug, Default, Serialize)]
+pub struct SteadyReport {
+    /// Keystrokes Rustpad acknowledged.
+    pub acknowledged: u64,
+    /// The acknowledged keystrokes, in order.
+    pub typed: String,
+    /// How often the connection ended without this person leaving.
+    pub disconnections: u64,
+    /// Why, for the first few of them.
+    pub reasons: Vec<String>,
+    /// What others' doings sent this person, over all its connections.
+    pub heard: Heard,
+}
+
+impl SteadyReport {
+    fn add(&mut self, heard: Heard) {
+        self.heard.relayed += heard.relayed;
+        self.heard.entries += heard.entries;
+    }
+
+    fn dropped(&mut self, why: TypistError) {
+        self.disconnections += 1;
+        if self.reasons.len() < 8 {
+            self.reasons.push(why.0);
+        }
+    }
+}
+
+/// Joins as `name` and, every `every`, types one letter at the end of the
+/// pad's first line, each acknowledged before the next; in between it reads
+/// all the server sends, as an open editor does, so a lag Rustpad reports is
+/// Rustpad's own. When the connection ends, it counts that and joins again.
+/// Stops, leaving the pad, when stdin ends.
+pub async fn type_steadily(
+    url: &str,
+    name: &str,
+    every: Duration,
+) -> Result<SteadyReport, TypistError> {
+    let mut stop = Box::pin(async {
+        let mut sink = Vec::new();
+        tokio::io::stdin().read_to_end(&mut sink).await.ok();
+    });
+    let mut report = SteadyReport::default();
+    loop {
+        let mut person = tokio::select! {
+            () = &mut stop => return Ok(report),
+            joined = Person::join(url, name) => match joined {
+                Ok(person) => person,
+                Err(why) => {
+                    report.dropped(why);
+                    sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let mut next = Instant::now() + every;
+        let dropped = loop {
+            tokio::select! {
+                () = &mut stop => {
+                    report.add(person.heard);
+                    person.leave().await;
+                    return Ok(report);
+                }
+                () = sleep_until(next) => {
+                    next += every;
+                    let letter = char::from(b'a' + (report.acknowledged % 26) as u8);
+                    let text = person.text();
+                    let line_end = text.chars().take_while(|&c| c != '\n').count() as u64;
+                    let mut keystroke = OperationSeq::default();
+                    keystroke.retain(line_end);
+                    keystroke.insert(&letter.to_string());
+                    keystroke.retain(text.chars().count() as u64 - line_end);
+                    if let Err(why) = person.edit(keystroke).await {
+                        break why;
+                    }
+                    report.acknowledged += 1;
+                    report.typed.push(letter);
+                }
+                received = person.receive() => {
+                    if let Err(why) = received {
+                        break why;
+                    }
+                }
+            }
+        };
+        report.add(person.heard);
+        report.dropped(dropped);
+    }
 }

@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""`make bench`, second part: writes under load, as docs/reliability.md reports them.
+
+- **Load**: N clients over `--http` append unique lines to a few pads for a stated time while
+  people type (the test server's `steady` person: a letter every 200 ms, each acknowledged
+  before the next, reading everything meanwhile, joining again when dropped). Reported: calls
+  served and p50/p99 in the first and the last 10 s, failed calls by kind, lost and doubled
+  lines (read back from the pads), people's disconnections, and the server's peak RSS.
+- The same with the fault suite's proxy cutting a share of connections between an edit and its
+  acknowledgement: every call must say landed or not written, and the pad must agree.
+- **A long pad over a slow link**: an append on a pad of 100,000 entries and on a small one,
+  over a userspace link of 50 Mbit/s and 20 ms each way, one call after another (warm).
+
+Run alone: `python3 tests/bench/load.py [--seconds S] [--clients N]`; figures go to
+target/bench/load.json.
+"""
+
+import argparse
+import asyncio
+import http.client
+import json
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+
+from bench import MODERN_META, OUT, RUSTPAD, HttpServer, Rustpad, Server, percentile  # noqa: E402
+from faults import FaultProxy  # noqa: E402
+
+PADS = 4
+PEOPLE = 2
+WINDOW = 10.0
+LINE = re.compile(r"^c\d+-\d+$")
+
+
+def tools_call(connection, request_id, tool, arguments):
+    """One tools/call over --http, in the 2026-07-28 revision: the JSON-RPC reply."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": MODERN_META},
+    }
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": tool,
+    }
+    connection.request("POST", "/mcp", body=json.dumps(body), headers=headers)
+    return json.loads(connection.getresponse().read())
+
+
+def call(connection, request_id, tool, arguments):
+    """(milliseconds, outcome) of one call, where outcome is "ok", "not written", "unknown" or
+    the start of another failure's text."""
+    began = time.perf_counter()
+    reply = tools_call(connection, request_id, tool, arguments)
+    elapsed = (time.perf_counter() - began) * 1000
+    if "error" in reply:
+        return elapsed, f"protocol error: {reply['error'].get('message', '')[:60]}"
+    result = reply["result"]
+    if not result.get("isError"):
+        return elapsed, "ok"
+    text = result["content"][0]["text"]
+    if "Outcome unknown" in text:
+        return elapsed, "unknown"
+    if "nothing was written" in text:
+        return elapsed, "not written"
+    return elapsed, text[:80]
+
+
+class Person:
+    """The test server's steady typist in one pad, straight to Rustpad (never through a proxy)."""
+
+    def __init__(self, rustpad_url, pad, name):
+        socket = rustpad_url.replace("http://", "ws://") + f"/api/socket/{pad}"
+        self.process = subprocess.Popen(
+            [RUSTPAD, "steady", "--url", socket, "--name", name, "--every-ms", "200"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def stop(self):
+        self.process.stdin.close()
+        report = json.loads(self.process.stdout.readline())
+        self.process.wait()
+        return report
+
+
+def peak_rss_mib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return None
+
+
+def window_figures(records, since, until):
+    """Calls that ended in [since, until) seconds of the run: how many, their p50 and p99."""
+    latencies = [ms for began, ms, _, _, _ in records if since <= began + ms / 1000 < until]
+    if not latencies:
+        return {"calls": 0}
+    return {
+        "calls": len(latencies),
+        "p50_ms": round(statistics.median(latencies), 1),
+        "p99_ms": round(percentile(latencies, 0.99), 1),
+    }
+
+
+def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
+    """`clients` threads append unique lines to PADS pads over --http for `seconds`, people typing
+    in the first PEOPLE pads; with `cut`, that share of edits loses its acknowledgement."""
+    pads = [f"{label}-{n}" for n in range(PADS)]
+    for pad in pads:
+        rustpad.seed(pad, text="P:\n")
+    proxy = None
+    url = rustpad.url
+    if cut:
+        proxy = FaultProxy(int(rustpad.url.rsplit(":", 1)[1]), seed=7)
+        proxy.cut_after_edit(chance=cut)
+        url = proxy.url
+    server = HttpServer(url)
+    people = [Person(rustpad.url, pads[n], f"person{n}") for n in range(PEOPLE)]
+    records = []  # (began s since start, ms, outcome, pad, line)
+    lock = threading.Lock()
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def client(k):
+        connection = server.connection()
+        pad = pads[k % PADS]
+        n = 0
+        while time.perf_counter() < deadline:
+            line = f"c{k}-{n}"
+            began = time.perf_counter() - start
+            try:
+                ms, outcome = call(connection, n, "append_to_document", {"id": pad, "text": line + "\n"})
+            except (OSError, http.client.HTTPException) as error:
+                ms, outcome = (time.perf_counter() - start - began) * 1000, f"transport: {error}"[:80]
+                connection.close()
+                connection = server.connection()
+            with lock:
+                records.append((began, ms, outcome, pad, line))
+            n += 1
+        connection.close()
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    reports = [person.stop() for person in people]
+    rss = peak_rss_mib(server.process.pid)
+    connection = server.connection()
+    revisions = [revision_of(connection, pad) for pad in pads]
+    connection.close()
+    server.stop()
+    if proxy is not None:
+        proxy.close()
+
+    texts = {}
+    for pad in pads:
+        with urllib.request.urlopen(f"{rustpad.url}/api/text/{pad}") as reply:
+            texts[pad] = reply.read().decode()
+    present = Counter()
+    for pad, text in texts.items():
+        present.update((pad, line) for line in text.split("\n") if LINE.match(line))
+    by_outcome = Counter(outcome for _, _, outcome, _, _ in records)
+    landed = {(pad, line) for _, _, outcome, pad, line in records if outcome == "ok"}
+    not_written = {(pad, line) for _, _, outcome, pad, line in records if outcome == "not written"}
+    people_present = sum(texts[pads[n]].split("\n")[0].endswith(r["typed"]) for n, r in enumerate(reports))
+    return {
+        "clients": clients,
+        "seconds": round(elapsed, 1),
+        "cut_share": cut,
+        "calls": len(records),
+        "outcomes": dict(by_outcome),
+        "first_10s": window_figures(records, 0, WINDOW),
+        "last_10s": window_figures(records, seconds - WINDOW, seconds),
+        "lost": sum(1 for key in landed if present[key] == 0),
+        "doubled": sum(1 for count in present.values() if count > 1),
+        "not_written_but_present": sum(1 for key in not_written if present[key] > 0),
+        "entries_per_pad": revisions,
+        "people": [{k: r[k] for k in ("acknowledged", "disconnections", "reasons", "heard")} for r in reports],
+        # What a person's editor was sent per call of ours on its pad: relayed messages (names,
+        # carets, departures: Rustpad's small queue) and history entries (marks and edits).
+        "per_call_seen_by_people": per_call_heard(records, pads, reports),
+        "people_typing_all_present": people_present == len(reports),
+        "cuts": proxy.counts["after_edit"] if proxy else 0,
+        "peak_rss_mib": rss,
+    }
+
+
+def per_call_heard(records, pads, reports):
+    calls = Counter(pad for _, _, _, pad, _ in records)
+    heard = Counter()
+    for n, report in enumerate(reports):
+        heard["calls"] += calls[pads[n]]
+        heard["relayed"] += report["heard"]["relayed"]
+        heard["entries"] += report["heard"]["entries"]
+    if not heard["calls"]:
+        return None
+    return {kind: round(heard[kind] / heard["calls"], 2) for kind in ("relayed", "entries")}
+
+
+def revision_of(connection, pad):
+    """How many entries the pad's history holds, as get_document_info says."""
+    reply = tools_call(connection, 0, "get_document_info", {"id": pad})
+    return reply["result"]["structuredContent"]["revision"]
+
+
+class ShapedLink:
+    """A loopback TCP relay to `upstream_port` with `delay` seconds each way and `rate` bytes per
+    second each way: bytes go out `delay` after they came in, no faster than the rate, as on a
+    real link (a delay line, so latency is paid once per burst, not once per chunk)."""
+
+    def __init__(self, upstream_port, delay, rate):
+        self.upstream_port, self.delay, self.rate = upstream_port, delay, rate
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        threading.Thread(target=self._run, args=(ready,), daemon=True).start()
+        ready.wait(30)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def _run(self, ready):
+        asyncio.set_event_loop(self.loop)
+        server = self.loop.run_until_complete(asyncio.start_server(self._accept, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        ready.set()
+        self.loop.run_forever()
+
+    async def _accept(self, client_r, client_w):
+        server_r, server_w = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        try:
+            await asyncio.gather(self._direction(client_r, server_w), self._direction(server_r, client_w))
+        except asyncio.CancelledError:  # the link is closing
+            pass
+
+    async def _direction(self, reader, writer):
+        line = asyncio.Queue()
+
+        async def take_in():
+            try:
+                while data := await reader.read(1 << 16):
+                    line.put_nowait((time.monotonic(), data))
+            except OSError:  # a reset ends this direction like a close
+                pass
+            line.put_nowait((time.monotonic(), b""))
+
+        async def give_out():
+            free_at = 0.0
+            while True:
+                arrived, data = await line.get()
+                if not data:
+                    break
+                now = time.monotonic()
+                start = max(arrived + self.delay, free_at, now)
+                free_at = start + len(data) / self.rate
+                await asyncio.sleep(free_at - now)
+                writer.write(data)
+                await writer.drain()
+            writer.close()
+
+        await asyncio.gather(take_in(), give_out(), return_exceptions=True)
+
+    def close(self):
+        async def shutdown():
+            others = asyncio.all_tasks() - {asyncio.current_task()}
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+            self.loop.stop()
+
+        self.loop.call_soon_threadsafe(self.loop.create_task, shutdown())
+
+
+def long_pad_over_slow_link(rustpad, calls=7):
+    """append_to_document p50 on a small pad and on a pad of 100,000 entries, over 50 Mbit/s with
+    20 ms each way, through one stdio server, one call after another."""
+    link = ShapedLink(int(rustpad.url.rsplit(":", 1)[1]), delay=0.020, rate=50e6 / 8)
+    rustpad.seed("slow-small", text="small\n")
+    rustpad.seed("slow-long", ops=100_000, char="x")
+    server = Server(link.url)
+    server.initialize()
+    figures = {}
+    try:
+        for name, pad in (("small pad", "slow-small"), ("100k-entry pad", "slow-long")):
+            server.call("append_to_document", {"id": pad, "text": "w"})  # warm
+            times = [server.call("append_to_document", {"id": pad, "text": "y"})[1] for _ in range(calls)]
+            figures[name] = {"p50_ms": round(statistics.median(times), 1), "n": calls}
+    finally:
+        server.stop()
+        link.close()
+    figures["ratio"] = round(figures["100k-entry pad"]["p50_ms"] / figures["small pad"]["p50_ms"], 1)
+    return figures
+
+
+def describe(run):
+    first, last = run["first_10s"], run["last_10s"]
+    print(
+        f"{run['clients']} clients over --http for {run['seconds']} s"
+        + (f", {run['cut_share']:.0%} of edits' acknowledgements cut ({run['cuts']} cuts)" if run["cut_share"] else "")
+        + f": {run['calls']} calls"
+    )
+    print(f"  first 10 s: {first}")
+    print(f"  last 10 s:  {last}")
+    ratio = last.get("calls", 0) / max(first.get("calls", 0), 1)
+    verdict = "meets" if ratio >= 2 / 3 else "MISSES"
+    print(f"  served in the last 10 s / the first: {ratio:.2f} (target ≥ 0.67): {verdict} it")
+    print(f"  outcomes: {run['outcomes']}")
+    print(
+        f"  lost {run['lost']}, doubled {run['doubled']}, reported not written but present"
+        f" {run['not_written_but_present']}; entries per pad at the end {run['entries_per_pad']}"
+    )
+    people = ", ".join(f"{p['acknowledged']} keystrokes, {p['disconnections']} disconnections" for p in run["people"])
+    print(f"  people: {people}; all their typing present: {run['people_typing_all_present']}")
+    print(f"  a person's editor was sent, per call of ours on its pad: {run['per_call_seen_by_people']}")
+    print(f"  server peak RSS {run['peak_rss_mib']} MiB")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--cut-seconds", type=float, default=45)
+    parser.add_argument("--clients", type=int, default=32)
+    options = parser.parse_args()
+    import resource
+
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    rustpad = Rustpad()
+    try:
+        results = {"load": load_run(rustpad, options.seconds, options.clients)}
+        describe(results["load"])
+        results["cut"] = load_run(rustpad, options.cut_seconds, options.clients, cut=0.10, label="cut")
+        describe(results["cut"])
+        results["slow_link"] = long_pad_over_slow_link(rustpad)
+        slow = results["slow_link"]
+        verdict = "meets" if slow["ratio"] <= 2 else "MISSES"
+        print(
+            f"append over 50 Mbit/s, 20 ms: small pad p50 {slow['small pad']['p50_ms']} ms, 100k-entry pad"
+            f" {slow['100k-entry pad']['p50_ms']} ms ({slow['ratio']} ×, target ≤ 2 ×): {verdict} it"
+        )
+    finally:
+        rustpad.stop()
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "load.json").write_text(json.dumps(results, indent=2) + "\n")
+    print(f"written to {OUT / 'load.json'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
