@@ -263,3 +263,26 @@ async def test_a_person_sees_this_servers_caret_where_it_writes(client, rustpad,
     for caret, write in zip(moved, [None, writes[0]]):
         since = frames[frames.index(write) + 1 if write else 0 : frames.index(caret)]
         assert any("Edit" in frame and changes_nothing(frame["Edit"]["operation"]) for frame in since), since
+
+
+async def test_a_write_shows_no_caret_while_another_write_of_ours_is_under_way(client, rustpad, pad):
+    """Many writes at once would each put a caret in the queue Rustpad relays to every editor;
+    people see the text arrive anyway, so a write beside another one under way sends none."""
+    rustpad.seed(pad, "abc\n")
+
+    def carets_sent():
+        return [frame for frame in rustpad.log(pad) if frame.get("CursorData", {}).get("cursors")]
+
+    with rustpad.person(pad, "Ana") as ana:
+        # A write of this server's under way elsewhere: named like ours, marked, no edit yet.
+        with rustpad.person(pad, "rustpad-mcp") as other_write:
+            await other_write.keep(1)
+            ok(await call(client, "append_to_document", {"id": pad, "text": "one\n"}))
+            assert carets_sent() == []
+        # Once it has gone (Rustpad forgets it before it tells the others), a write shows its
+        # caret again.
+        gone = {"UserInfo": {"id": other_write.identity, "info": None}}
+        await ana.expect(lambda line: line.get("server") == gone)
+        ok(await call(client, "append_to_document", {"id": pad, "text": "two\n"}))
+        assert [frame["CursorData"]["cursors"] for frame in carets_sent()] == [[8]]
+    assert rustpad.text(pad) == "abc\none\ntwo\n"

@@ -318,7 +318,10 @@ impl PadSocket {
         // The caret after the mark: Rustpad records the mark before it
         // relays the caret, so whoever sees the caret and then reads the
         // history finds this connection marked as a writer, not a person
-        // who took the name.
+        // who took the name. None while another write of ours is under way:
+        // each caret is one more message in the small queue Rustpad relays
+        // to every editor, which many writes at once can overflow.
+        let shown = shown.filter(|_| !self.state.another_write_under_way());
         if let Some(Change { at, replaced }) = shown {
             let selections: &[[u64; 2]] = if replaced > 0 {
                 &[[at, at + replaced]]

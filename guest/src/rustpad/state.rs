@@ -234,6 +234,17 @@ impl PadState {
             }
     }
 
+    /// Whether another write of this server's (of any process or host) is
+    /// under way in the pad now: a connection named like ours, other than
+    /// this one, that has not made its edit. People then see text arrive
+    /// from several writers at once, and a caret per write would add only
+    /// messages to the queue Rustpad relays to everyone.
+    pub fn another_write_under_way(&self) -> bool {
+        self.users.iter().any(|(id, name)| {
+            Some(*id) != self.me && name == CLIENT_NAME && !self.finished_writer(*id, name)
+        })
+    }
+
     /// The connections in the pad now that gave the name `name`, in order.
     pub fn connections_named(&self, name: &str) -> Vec<u64> {
         let me = self.me;
