@@ -91,6 +91,47 @@ async def test_a_pad_replaced_before_the_acknowledgement_leaves_the_outcome_unkn
     assert "append_to_document" in message, message
 
 
+async def test_an_edit_that_is_not_the_one_sent_leaves_the_outcome_unknown(client, rustpad, pad):
+    # Rustpad (or something between) made another edit of that connection's than the one sent:
+    # the history cannot say the write was made, nor that nothing was written.
+    rustpad.set_mode(pad, "alter-then-close")
+    rustpad.seed(pad, "abc")
+    result = await call(client, "append_to_document", {"id": pad, "text": "X"})
+    message = failed(result)
+    assert message.startswith("Outcome unknown: "), message
+    assert "an edit of that connection's that is not the one sent" in message, message
+    assert (result.meta or {}).get(OUTCOME_KEY) == "unknown", result
+    # Not sent again on the strength of a history that cannot tell.
+    assert rustpad.text(pad) == "abcX!"
+
+
+async def test_a_connection_rustpad_still_lists_leaves_the_outcome_unknown(open_client, rustpad, new_pad):
+    # The socket closed right after the edit, but Rustpad lists the connection for 30 s more (as
+    # a half-open one it has not noticed is gone), longer than the 20 s a write waits to learn
+    # its outcome: the edit could still arrive, so neither "written" nor "not written" is true.
+    # Both eras wait out those 20 s side by side.
+    messages = {}
+
+    async def attempt(era: str, pad: str) -> None:
+        async with open_client(era) as client:
+            result = await call(client, "append_to_document", {"id": pad, "text": "X"})
+            messages[era] = failed(result)
+            assert (result.meta or {}).get(OUTCOME_KEY) == "unknown", result
+
+    pads = {era: new_pad(era) for era in ERAS}
+    for pad in pads.values():
+        rustpad.set_mode(pad, "vanish-on-edit")
+        rustpad.seed(pad, "abc")
+    async with anyio.create_task_group() as group:
+        for era, pad in pads.items():
+            group.start_soon(attempt, era, pad)
+    for era, pad in pads.items():
+        message = messages[era]
+        assert message.startswith("Outcome unknown: "), message
+        assert "still held the old connection open at the deadline" in message, message
+        assert rustpad.text(pad) == "abc"
+
+
 async def test_a_redirect_on_the_text_api_is_reported_and_not_followed(
     client, rustpad, pad, new_pad
 ):

@@ -298,6 +298,30 @@ async def test_rustpad_restarted_between_edit_and_ack_is_an_unknown_outcome(rig)
     assert rig.rustpad.text(rig.pad) == ""
 
 
+async def test_rustpad_unreachable_after_a_cut_ack_is_an_unknown_outcome(rig):
+    """The acknowledgement is cut and every socket opened after it is reset: the write cannot
+    read the history again within its 20 s, so it says so, and leaves the edit alone."""
+    rig.rustpad.seed(rig.pad, START)
+    rig.proxy.cut_after_edit(next=1, hold=True)
+    results = []
+    async with rig.client() as client:
+        async with anyio.create_task_group() as group:
+
+            async def write() -> None:
+                arguments = {"id": rig.pad, "text": "E"}
+                results.append(await call(client, "append_to_document", arguments))
+
+            group.start_soon(write)
+            await rig.proxy.wait_for("held", 1)
+            rig.proxy.reset_before_snapshot(chance=1.0)
+            rig.proxy.cut()
+    message = failed(results[0])
+    assert message.startswith(UNKNOWN), message
+    assert "could not reach Rustpad again" in message, message
+    # Rustpad had the edit before the cut: it landed, once, and was not sent again.
+    assert rig.rustpad.text(rig.pad) == START + "E"
+
+
 async def test_the_server_killed_while_its_edit_is_held(rig, tmp_path: Path):
     rig.rustpad.seed(rig.pad, START)
     first, second = marker("f0"), marker("f1")

@@ -33,6 +33,9 @@ const FLOOD_USER: u64 = FAKE_USER_BASE - 1;
 /// What `oversized-frame` claims its frame holds, and what it actually sends.
 const OVERSIZED_CLAIM: u64 = 64 << 20;
 const OVERSIZED_SENT: usize = 64 << 10;
+/// How long `vanish-on-edit` keeps a closed connection listed: longer than a client waits to
+/// learn an edit's outcome.
+const VANISHED_FOR: Duration = Duration::from_secs(30);
 
 /// A way to misbehave for one pad id. The text form (what `PUT /_test/mode/{id}` takes) is shown
 /// on each variant.
@@ -58,6 +61,14 @@ pub enum Mode {
     /// `no-ack`: from the connection's first own edit that changes the text on, it gets no more
     /// History.
     NoAck,
+    /// `vanish-on-edit`: an Edit that changes the text is not applied and its sender's socket is
+    /// closed, but the connection stays listed in the pad for 30 s more, as one Rustpad has not
+    /// yet noticed is gone would (a half-open TCP connection).
+    VanishOnEdit,
+    /// `alter-then-close`: an Edit that changes the text is applied with `!` added to each text
+    /// it inserts, then its sender is dropped before the echo: the history holds an edit of that
+    /// connection's that is not the one it sent.
+    AlterThenClose,
     /// `oversized-frame`: after Identity, a frame header claiming 64 MiB, 64 KiB of it, then
     /// silence until the client leaves.
     OversizedFrame,
@@ -127,6 +138,8 @@ pub const MODE_NAMES: &[&str] = &[
     "close-on-edit",
     "apply-then-close",
     "no-ack",
+    "vanish-on-edit",
+    "alter-then-close",
     "drop-edit",
     "oversized-frame",
     "stalled-frame:MIB",
@@ -203,6 +216,8 @@ impl FromStr for Mode {
             "close-on-edit" => plain(Mode::CloseOnEdit),
             "apply-then-close" => plain(Mode::ApplyThenClose),
             "no-ack" => plain(Mode::NoAck),
+            "vanish-on-edit" => plain(Mode::VanishOnEdit),
+            "alter-then-close" => plain(Mode::AlterThenClose),
             "drop-edit" => plain(Mode::DropEdit),
             "oversized-frame" => plain(Mode::OversizedFrame),
             "stalled-frame" => Ok(Mode::StalledFrame(number("MIB")?)),
@@ -241,6 +256,8 @@ impl fmt::Display for Mode {
             Mode::CloseOnEdit => f.write_str("close-on-edit"),
             Mode::ApplyThenClose => f.write_str("apply-then-close"),
             Mode::NoAck => f.write_str("no-ack"),
+            Mode::VanishOnEdit => f.write_str("vanish-on-edit"),
+            Mode::AlterThenClose => f.write_str("alter-then-close"),
             Mode::DropEdit => f.write_str("drop-edit"),
             Mode::OversizedFrame => f.write_str("oversized-frame"),
             Mode::StalledFrame(mib) => write!(f, "stalled-frame:{mib}"),
@@ -412,7 +429,16 @@ async fn twisted_connection(
             update = update_rx.recv() => socket.send(to_message(&update?)).await?,
             result = socket.next() => match result {
                 None => break,
-                Some(message) => handle_message(pad, mode, id, message?).await?,
+                Some(message) => {
+                    let message = message?;
+                    if *mode == Mode::VanishOnEdit && changes_text(&message) {
+                        // Only the connection's end comes later: the pad lists it meanwhile.
+                        socket.close().await.ok();
+                        tokio::time::sleep(VANISHED_FOR).await;
+                        return Err("vanished on edit, as the mode asks".into());
+                    }
+                    handle_message(pad, mode, id, message).await?
+                }
             },
             () = tokio::time::sleep_until(flood_at.unwrap_or_else(tokio::time::Instant::now)),
                 if flood_at.is_some() && !flooding => flooding = true,
@@ -427,20 +453,58 @@ async fn twisted_connection(
     Ok(())
 }
 
-async fn handle_message(pad: &Rustpad, mode: &Mode, id: u64, message: Message) -> Result<()> {
-    let is_edit = || match &message {
+/// Whether `message` is an Edit that changes the text (not a mark keeping it whole).
+fn changes_text(message: &Message) -> bool {
+    match message {
         Message::Text(text) => matches!(
             serde_json::from_str::<ClientMsg>(text),
             Ok(ClientMsg::Edit { operation, .. }) if !operation.is_noop()
         ),
         _ => false,
+    }
+}
+
+/// The edit in `message` with `!` added to each text it inserts.
+fn altered(message: &Message) -> Result<Message> {
+    let Message::Text(text) = message else {
+        return Err("not a text message".into());
     };
+    let ClientMsg::Edit {
+        revision,
+        operation,
+    } = serde_json::from_str::<ClientMsg>(text)?
+    else {
+        return Err("not an edit".into());
+    };
+    let mut other = operational_transform::OperationSeq::default();
+    for part in operation.ops() {
+        match part {
+            operational_transform::Operation::Retain(n) => other.retain(*n),
+            operational_transform::Operation::Delete(n) => other.delete(*n),
+            operational_transform::Operation::Insert(inserted) => {
+                other.insert(&format!("{inserted}!"))
+            }
+        }
+    }
+    let edit = ClientMsg::Edit {
+        revision,
+        operation: other,
+    };
+    Ok(Message::text(edit.to_json()))
+}
+
+async fn handle_message(pad: &Rustpad, mode: &Mode, id: u64, message: Message) -> Result<()> {
+    let is_edit = || changes_text(&message);
     match mode {
         Mode::CloseOnEdit if is_edit() => Err("dropped on edit, as the mode asks".into()),
         Mode::DropEdit if is_edit() => Ok(()),
         Mode::ApplyThenClose if is_edit() => {
             pad.handle_message(id, message).await?;
             Err("dropped after applying the edit, as the mode asks".into())
+        }
+        Mode::AlterThenClose if is_edit() => {
+            pad.handle_message(id, altered(&message)?).await?;
+            Err("dropped after applying another edit than the one sent, as the mode asks".into())
         }
         _ => pad.handle_message(id, message).await,
     }
