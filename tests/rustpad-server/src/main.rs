@@ -292,9 +292,13 @@ fn main() -> ExitCode {
                 .await
                 .map_err(|e| e.to_string()),
             Command::Steady { url, name, every } => {
-                let report = person::type_steadily(&url, &name, every)
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let stdin_ends = async {
+                    let mut sink = Vec::new();
+                    tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink)
+                        .await
+                        .ok();
+                };
+                let report = person::type_steadily(&url, &name, every, stdin_ends).await;
                 println!("{}", serde_json::json!(report));
                 Ok(())
             }

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use operational_transform::OperationSeq;
 use serde::{Deserialize, Serialize};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::time::{Instant, sleep, sleep_until};
 use tokio_tungstenite::connect_async;
 
@@ -240,20 +240,19 @@ impl SteadyReport {
 /// pad's first line, each acknowledged before the next; in between it reads
 /// all the server sends, as an open editor does, so a lag Rustpad reports is
 /// Rustpad's own. When the connection ends, it counts that and joins again.
-/// Stops, leaving the pad, when stdin ends.
+/// Stops, leaving the pad, when `stop` completes (the command line's: when
+/// stdin ends).
 pub async fn type_steadily(
     url: &str,
     name: &str,
     every: Duration,
-) -> Result<SteadyReport, TypistError> {
-    let mut stop = Box::pin(async {
-        let mut sink = Vec::new();
-        tokio::io::stdin().read_to_end(&mut sink).await.ok();
-    });
+    stop: impl std::future::Future<Output = ()>,
+) -> SteadyReport {
+    let mut stop = std::pin::pin!(stop);
     let mut report = SteadyReport::default();
     loop {
         let mut person = tokio::select! {
-            () = &mut stop => return Ok(report),
+            () = &mut stop => return report,
             joined = Person::join(url, name) => match joined {
                 Ok(person) => person,
                 Err(why) => {
@@ -269,7 +268,7 @@ pub async fn type_steadily(
                 () = &mut stop => {
                     report.add(person.heard);
                     person.leave().await;
-                    return Ok(report);
+                    return report;
                 }
                 () = sleep_until(next) => {
                     next += every;
