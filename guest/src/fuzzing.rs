@@ -105,7 +105,7 @@ pub fn fold(input: &[u8]) {
 /// The fast fold of lengths against the full parse and fold: `input` is a
 /// History's entries (`[{"id":…,"operation":[…]}, …]`). Both must accept and
 /// refuse alike and agree on every length, revision and edit of ours, and
-/// on which connections' first entry is a mark.
+/// on which connections' latest write is marked.
 pub fn fold_lengths(input: &[u8]) {
     const ME: u64 = 7;
     let Ok(entries) = std::str::from_utf8(input) else {

@@ -7,17 +7,17 @@
 //! entry removed and of which kinds. That is the record the removal rule
 //! reads (`guard::removal`).
 //!
-//! A mark (see [`marks`](super::marks)) says a connection is a writer of
+//! A mark (see [`marks`](super::marks)) says an edit is a write of
 //! rustpad-mcp's, but not whose: it carries no key, so every deployment's
 //! writers (and anyone who copies the mark) look alike in the history. Text
-//! counts as this process's *own* only when the host's record of the
-//! connections this process wrote over (`grants::writers`) names the
-//! connection, and the history agrees: the entry at the revision noted as
-//! that write's last is the connection's. Hosts that keep nothing name none.
+//! counts as this process's *own* only when the host's record of the writes
+//! this process made (`grants::writers`) names the connection and the
+//! revision of the write's last entry, and the history agrees: the entry at
+//! that revision is the connection's. Hosts that keep nothing name none.
 //!
-//! The same fold follows the writes under way: a writer of this server's
-//! marks its connection before its edit, so a connection whose mark is in
-//! the history and whose edit is not yet is a write still being decided
+//! The same fold follows the writes under way: a write of this server's
+//! marks its connection right before its edit, so a connection whose last
+//! entries are a mark is a write still being decided
 //! ([`Authorship::unfinished_writers`], which `rustpad::order` waits for).
 //!
 //! Facts only: which removals count, and over which stretch, is the rule's.
@@ -78,6 +78,8 @@ impl std::ops::Sub for Credit {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Removed {
     pub author: u64,
+    /// The class of the write that removed them (unmarked: not one of ours).
+    pub class: Class,
     /// Characters it removed.
     pub chars: u64,
     /// Of them, what marked writers had inserted.
@@ -96,9 +98,11 @@ pub struct Authorship {
     /// inserted each character.
     credit: Rope,
     authors: HashMap<u64, Classifier>,
-    /// This process's writers, as the host noted them: each connection and
-    /// the revision of its last entry.
-    own_writers: HashMap<u64, u64>,
+    /// The class of each entry's write, by revision (entry n at n - 1).
+    classes: Vec<Class>,
+    /// This process's writes, as the host noted them: each connection and
+    /// the revision of the write's last entry.
+    own_writes: HashSet<(u64, u64)>,
     /// Those of them whose edit the history holds as the host noted it.
     own_connections: HashSet<u64>,
     removals: Vec<Removed>,
@@ -120,7 +124,8 @@ impl Authorship {
         Authorship {
             credit: Rope::new(),
             authors: HashMap::new(),
-            own_writers: HashMap::new(),
+            classes: Vec::new(),
+            own_writes: HashSet::new(),
             own_connections: HashSet::new(),
             removals: Vec::new(),
             entries: 0,
@@ -132,13 +137,13 @@ impl Authorship {
         }
     }
 
-    /// Takes the connections the host noted this process wrote over, each
-    /// with the revision of its last entry once acknowledged, before their
-    /// entries are followed. A write still under way, or never
+    /// Takes the writes the host noted this process made, each a connection
+    /// with the revision of the write's last entry once acknowledged, before
+    /// their entries are followed. A write still under way, or never
     /// acknowledged, is not known to be this process's.
     pub fn know_own_writers(&mut self, noted: impl IntoIterator<Item = (u64, Option<u64>)>) {
-        let room = MAX_OWN_WRITERS.saturating_sub(self.own_writers.len());
-        self.own_writers.extend(
+        let room = MAX_OWN_WRITERS.saturating_sub(self.own_writes.len());
+        self.own_writes.extend(
             noted
                 .into_iter()
                 .filter_map(|(connection, last)| Some((connection, last?)))
@@ -150,14 +155,13 @@ impl Authorship {
     pub fn follow(&mut self, author: u64, operation: &Operation) {
         self.entries += 1;
         let keeps_everything = changes_nothing(operation);
-        let first = !self.authors.contains_key(&author);
-        let class = self
-            .authors
-            .entry(author)
-            .or_default()
-            .follow(keeps_everything);
+        let classifier = self.authors.entry(author).or_default();
+        let under_way = classifier.under_way();
+        let class = classifier.follow(keeps_everything);
+        self.classes.push(class);
         if keeps_everything {
-            if first && class != Class::Unmarked {
+            if !under_way {
+                // A mark begins a write: under way until its edit.
                 self.unfinished.insert(author, self.entries);
             }
             // Nothing in the text changes, and nothing moves the window.
@@ -173,9 +177,9 @@ impl Authorship {
             // measured against), never this server's own.
             Class::Restorer | Class::ApprovedRestorer => MARKED,
             // The revision of this entry is the one the host noted as the
-            // write's last: the connection is this process's (a number
-            // alone is not enough: numbers start again when Rustpad does).
-            _ if self.own_writers.get(&author) == Some(&self.entries) => OWN,
+            // write's last: the write is this process's (a number alone is
+            // not enough: numbers start again when Rustpad does).
+            _ if self.own_writes.contains(&(author, self.entries)) => OWN,
             _ => MARKED,
         };
         let (mut at, mut chars, mut inserted) = (0usize, 0u64, 0u64);
@@ -219,6 +223,7 @@ impl Authorship {
         }
         self.removals.push(Removed {
             author,
+            class,
             chars,
             credit: removed,
             unmarked_through: self.unmarked_entries,
@@ -266,11 +271,24 @@ impl Authorship {
         self.own_connections.contains(&author)
     }
 
-    /// The class a connection's entries gave it (unmarked when it made none).
+    /// The class of a connection's latest write (unmarked when it made
+    /// none, or its latest edit was not announced by a mark).
     pub fn class(&self, author: u64) -> Class {
         self.authors
             .get(&author)
             .map_or(Class::Unmarked, Classifier::class)
+    }
+
+    /// The class of the write the entry at `revision` belongs to (unmarked
+    /// for a revision the record has not followed).
+    pub fn class_at(&self, revision: u64) -> Class {
+        let index = revision
+            .checked_sub(1)
+            .and_then(|i| usize::try_from(i).ok());
+        index
+            .and_then(|i| self.classes.get(i))
+            .copied()
+            .unwrap_or(Class::Unmarked)
     }
 
     /// Whether the connection is a finished write of this server's (see
@@ -296,9 +314,9 @@ impl Authorship {
         self.in_text
     }
 
-    /// The writers of this server's whose mark the history holds and whose
-    /// edit it does not (yet), with the revision of their mark, in
-    /// connection order.
+    /// The connections with a write of this server's under way (the history
+    /// holds its mark and not yet its edit), with the revision of the mark
+    /// that began it, in connection order.
     pub fn unfinished_writers(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.unfinished
             .iter()
@@ -313,144 +331,4 @@ impl Default for Authorship {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fold_onto(mut authorship: Authorship, entries: &[(u64, &str)]) -> Authorship {
-        for (author, json) in entries {
-            let operation: Operation = serde_json::from_str(json).unwrap();
-            authorship.follow(*author, &operation);
-        }
-        authorship
-    }
-
-    fn fold(entries: &[(u64, &str)]) -> Authorship {
-        fold_onto(Authorship::new(), entries)
-    }
-
-    fn credit(own: u64, marked: u64) -> Credit {
-        Credit { own, marked }
-    }
-
-    /// A person's "person", then a writer's " and server" (its mark first).
-    const A_PERSON_THEN_A_WRITER: [(u64, &str); 3] = [
-        (u64::MAX, r#"["person"]"#),
-        (1, "[6]"),
-        (1, r#"[6," and server"]"#),
-    ];
-
-    #[test]
-    fn what_a_revert_puts_back_is_credited_as_marked_text() {
-        let written = fold(&A_PERSON_THEN_A_WRITER);
-        let record = fold_onto(
-            written,
-            &[
-                // A person's deletion of "person".
-                (2, r#"[-6,11]"#),
-                // A revert (three marks) puts "person" back.
-                (3, "[11]"),
-                (3, "[11]"),
-                (3, "[11]"),
-                (3, r#"["person",11]"#),
-            ],
-        );
-        assert_eq!(record.class(3), Class::Restorer);
-        // What came back counts as marked text, like the writer's: never
-        // people's share, never this server's own.
-        assert_eq!(record.in_text(), credit(0, 17));
-        let mut all = OperationSeq::default();
-        all.delete(17);
-        assert_eq!(record.removed_by(&all), Some(credit(0, 17)));
-        // The revert moved no window on: two people's entries, as before it.
-        assert_eq!(record.unmarked_changes(), (2, 12));
-    }
-
-    #[test]
-    fn a_writers_text_is_credited_until_anyone_removes_it() {
-        let record = fold(&A_PERSON_THEN_A_WRITER);
-        assert_eq!(record.in_text(), credit(0, 11));
-        assert_eq!(record.class(1), Class::Writer);
-        // Someone else removes " and" (a writer's) and "on" (a person's).
-        let mut record = record;
-        let mut removal = OperationSeq::default();
-        removal.retain(4);
-        removal.delete(6);
-        removal.retain(7);
-        assert_eq!(record.removed_by(&removal), Some(credit(0, 4)));
-        assert_eq!(record.removed_by(&OperationSeq::default()), None);
-        record.follow(2, &serde_json::from_str(r#"[4,-6,7]"#).unwrap());
-        assert_eq!(record.in_text(), credit(0, 7));
-        assert_eq!(
-            record.removals().unwrap(),
-            [Removed {
-                author: 2,
-                chars: 6,
-                credit: credit(0, 4),
-                unmarked_through: 2,
-                unmarked_chars_through: 6 + 6,
-            }]
-        );
-    }
-
-    #[test]
-    fn only_a_writer_the_host_noted_at_its_last_entry_is_this_processs_own() {
-        let entries = [
-            (u64::MAX, r#"["person"]"#),
-            (1, "[6]"),
-            (1, r#"[6," one"]"#),
-            (2, "[10]"),
-            (2, r#"[10," two"]"#),
-            (3, "[14]"),
-            (3, r#"[14," three"]"#),
-            // Unmarked: a person, whatever the host noted.
-            (4, r#"[20," four"]"#),
-        ];
-        // Writer 1 as noted; writer 2 noted at another revision (another
-        // Rustpad instance numbered a connection 2 too); writer 3 still
-        // under way when the host was asked; writer 4 no writer at all.
-        let noted = [(1, Some(3)), (2, Some(9)), (3, None), (4, Some(8))];
-        let mut record = Authorship::new();
-        record.know_own_writers(noted);
-        let record = fold_onto(record, &entries);
-        assert_eq!(record.in_text(), credit(4, 10));
-        let mut everything = OperationSeq::default();
-        everything.delete(25);
-        assert_eq!(record.removed_by(&everything), Some(credit(4, 10)));
-        // Without the host's record, every writer's text is only marked.
-        assert_eq!(fold(&entries).in_text(), credit(0, 14));
-    }
-
-    #[test]
-    fn marked_entries_and_entries_that_change_nothing_do_not_move_the_unmarked_count() {
-        let record = fold(&[
-            (u64::MAX, r#"["abc"]"#),
-            (1, "[3]"),
-            (1, "[3]"),
-            (1, "[-3]"),
-            (2, r#"["x"]"#),
-            (2, "[1]"),
-            (2, "[]"),
-        ]);
-        assert_eq!(record.class(1), Class::Approved);
-        assert_eq!(record.unmarked_changes(), (2, 4));
-        assert_eq!(record.removals().unwrap()[0].unmarked_through, 1);
-        assert_eq!(record.in_text(), Credit::default());
-    }
-
-    #[test]
-    fn a_writer_is_unfinished_from_its_mark_until_it_changes_the_text() {
-        let mut record = fold(&[(u64::MAX, r#"["abc"]"#), (4, "[3]"), (5, "[3]")]);
-        assert_eq!(
-            record.unfinished_writers().collect::<Vec<_>>(),
-            [(4, 2), (5, 3)]
-        );
-        // A second mark (an approved write) is still unfinished.
-        record.follow(4, &serde_json::from_str("[3]").unwrap());
-        record.follow(5, &serde_json::from_str(r#"[3,"d"]"#).unwrap());
-        assert_eq!(record.unfinished_writers().collect::<Vec<_>>(), [(4, 2)]);
-        // Someone whose first entry changes the text is no writer.
-        record.follow(6, &serde_json::from_str(r#"[4,"e"]"#).unwrap());
-        record.follow(6, &serde_json::from_str("[5]").unwrap());
-        assert_eq!(record.unfinished_writers().collect::<Vec<_>>(), [(4, 2)]);
-    }
-}
+mod tests;

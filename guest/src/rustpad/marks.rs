@@ -2,39 +2,48 @@
 //!
 //! A history entry carries only the number of the connection that sent it,
 //! names are known only while a connection is open, and anyone may take any
-//! name. So before its edit, every write connection of this server sends
+//! name. So right before its edit, every write of this server's sends
 //! entries that change nothing (an operation that keeps the whole text),
-//! which Rustpad records under that connection's number like any edit:
+//! which Rustpad records under that connection's number like any edit. An
+//! edit is read by the run of such entries its own connection sent since its
+//! previous edit (or since it joined):
 //!
-//! - a connection whose first entry keeps everything is a *writer* of this
-//!   server's: what it inserts is this server's text;
-//! - a connection whose first two entries keep everything carries an edit a
+//! - one: the edit is a *write* of this server's: what it inserts is this
+//!   server's text;
+//! - two: a write a person approved;
+//! - three: a revert (`revert_changes`), which puts back text others wrote,
+//!   so what it inserts is never credited as this server's own
+//!   (`rustpad::authorship` counts it as marked text); four: a revert a
 //!   person approved;
-//! - three such entries: a revert (`revert_changes`), which puts back text
-//!   others wrote, so what it inserts is never credited as this server's
-//!   own (`rustpad::authorship` counts it as marked text); four: a revert a
-//!   person approved.
+//! - none: not a write of this server's (a person, another program).
+//!
+//! A run with no edit after it yet is a write under way. A connection that
+//! makes one write (every connection of a host that joins per call) reads
+//! the same as when a mark was a connection's first entries; a connection
+//! that carries many writes (a socket held between calls) marks each.
 //!
 //! Anyone can send the same entries, but only on their own connection: a
-//! mark speaks for the entries of the connection that made it and no other.
+//! mark speaks for the one edit that ends it on the connection that made it.
 //! The removal rule (`guard::removal`) therefore uses a writer's mark only to
 //! be stricter (its text does not count toward the pad's size, and its
 //! entries do not move the window on), and an approved mark only to leave
-//! that one connection's removals out of the count.
+//! that one edit's removals out of the count. A write that marked and made
+//! no edit never hands its connection on (`security.md`), so a run never
+//! adds up across two writes of ours.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::ot::{Builder, Operation, Part};
 
 /// Connection numbers [`Marked`] keeps as bits (grown only as far as the
-/// numbers a pad's history holds: 32 KiB at most)...
+/// numbers a pad's history holds: 48 KiB at most)...
 const MAX_NUMBERED: usize = 1 << 17;
 /// ... and other numbers it keeps; past it, a new one counts as unmarked.
 const MAX_OTHERS: usize = 1_000;
 
-/// What a connection's first entries said about it.
+/// What the marking entries before an edit said about its write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
     /// No mark: a person, another program, or this server before marks.
@@ -112,48 +121,69 @@ pub fn changes_nothing(operation: &Operation) -> bool {
         .all(|part| matches!(part, Part::Retain(_)))
 }
 
-/// A connection's class as its entries arrive: decided by its first four.
+/// The class a run of `keeps` marking entries gives the edit that ends it.
+fn class_of_run(keeps: u8) -> Class {
+    match keeps {
+        0 => Class::Unmarked,
+        1 => Class::Writer,
+        2 => Class::Approved,
+        3 => Class::Restorer,
+        _ => Class::ApprovedRestorer,
+    }
+}
+
+/// A connection's writes as its entries arrive: each edit is classed by the
+/// run of marking entries just before it.
 #[derive(Clone, Copy, Debug)]
 pub struct Classifier {
+    /// Entries that kept everything since the connection's last edit, up to four.
+    run: u8,
+    /// The class of the connection's latest write: the run so far while it
+    /// is under way, else the class of its last edit.
     class: Class,
-    seen: u8,
-    /// Entries that changed the text, counted up to two.
-    changed: u8,
+    /// Whether its last entry was an edit a mark announced.
+    finished: bool,
 }
 
 impl Classifier {
     pub fn new() -> Classifier {
         Classifier {
+            run: 0,
             class: Class::Unmarked,
-            seen: 0,
-            changed: 0,
+            finished: false,
         }
     }
 
-    /// Takes the connection's next entry; returns its class from now on.
+    /// Takes the connection's next entry; returns its class (for an edit,
+    /// the class of the write it ends).
     pub fn follow(&mut self, keeps_everything: bool) -> Class {
-        match (self.seen, self.class) {
-            (0, _) if keeps_everything => self.class = Class::Writer,
-            (1, Class::Writer) if keeps_everything => self.class = Class::Approved,
-            (2, Class::Approved) if keeps_everything => self.class = Class::Restorer,
-            (3, Class::Restorer) if keeps_everything => self.class = Class::ApprovedRestorer,
-            _ => {}
-        }
-        self.seen = self.seen.saturating_add(1);
-        if !keeps_everything {
-            self.changed = (self.changed + 1).min(2);
+        if keeps_everything {
+            self.run = (self.run + 1).min(4);
+            self.class = class_of_run(self.run);
+            self.finished = false;
+        } else {
+            self.class = class_of_run(self.run);
+            self.finished = self.run > 0;
+            self.run = 0;
         }
         self.class
     }
 
+    /// The class of the connection's latest write.
     pub fn class(&self) -> Class {
         self.class
     }
 
-    /// Whether the connection is a finished write of this server's: marked,
-    /// and its one edit made (see [`Marked::finished`]).
+    /// Whether a write of this server's is under way on the connection: it
+    /// marked and has not made its edit.
+    pub fn under_way(&self) -> bool {
+        self.run > 0
+    }
+
+    /// Whether the connection's last entry is the edit of a write of this
+    /// server's: done (see [`Marked::finished`]).
     pub fn finished(&self) -> bool {
-        self.class != Class::Unmarked && self.changed == 1
+        self.finished
     }
 }
 
@@ -163,36 +193,30 @@ impl Default for Classifier {
     }
 }
 
-/// The connections whose first entry in a pad's history is a mark: the
-/// writers of rustpad-mcp's (of any deployment, or someone copying the
-/// mark), as a read tells them among the people in a pad without the rest
-/// of who wrote what (`authorship`, which also tells an approved mark).
-/// Cheap enough to follow every entry of a long history: Rustpad numbers a
-/// pad's connections from 0, so each is two bits in a vector indexed by its
-/// number (a few numbers past it, such as Rustpad's own for text loaded
-/// from its database, in sets).
+/// The connections whose latest write is marked, as a read tells this
+/// server's writers among the people in a pad without the rest of who wrote
+/// what (`authorship`, which also tells an approved mark). Cheap enough to
+/// follow every entry of a long history: Rustpad numbers a pad's connections
+/// from 0, so each is a few bits in vectors indexed by its number (a few
+/// numbers past it, such as Rustpad's own for text loaded from its
+/// database, in a map).
 #[derive(Debug, Default)]
 pub struct Marked {
     /// Bit per connection number: it has made an entry.
     seen: Vec<u64>,
-    /// Bit per connection number: its first entry kept everything.
-    marked: Vec<u64>,
-    /// Bit per marked connection: it has made an entry that changed the text...
-    edited: Vec<u64>,
-    /// ... and more than one.
-    edited_again: Vec<u64>,
-    others_seen: HashSet<u64>,
-    others_marked: HashSet<u64>,
-    /// Marked numbers past the vectors' bound, with the entries of theirs
-    /// that changed the text, counted up to two.
-    others_edits: std::collections::HashMap<u64, u8>,
+    /// Bit per connection number: its last entry kept everything (a write
+    /// under way, or one that gave up)...
+    under_way: Vec<u64>,
+    /// ... or its last entry was the edit a mark announced.
+    finished: Vec<u64>,
+    /// Numbers past the vectors' bound, with the state bits above.
+    others: HashMap<u64, (bool, bool)>,
 }
 
 impl Marked {
-    /// Takes connection `author`'s next entry. Only a connection's first
-    /// entry decides its mark, so entries taken again in the same order (a
-    /// fold begun afresh after another gave up half way) never change it;
-    /// later ones count only toward [`Marked::finished`].
+    /// Takes connection `author`'s next entry. Only the last entries of a
+    /// connection decide, so entries taken again in the same order (a fold
+    /// begun afresh after another gave up half way) end where they did.
     #[inline(always)]
     pub fn follow(&mut self, author: u64, keeps_everything: bool) {
         let number = match usize::try_from(author) {
@@ -202,63 +226,63 @@ impl Marked {
         let (word, bit) = (number >> 6, 1u64 << (number & 63));
         if word >= self.seen.len() {
             self.seen.resize(word + 1, 0);
-            self.marked.resize(word + 1, 0);
-            self.edited.resize(word + 1, 0);
-            self.edited_again.resize(word + 1, 0);
+            self.under_way.resize(word + 1, 0);
+            self.finished.resize(word + 1, 0);
         }
-        let seen = &mut self.seen[word];
-        if *seen & bit == 0 {
-            *seen |= bit;
-            if keeps_everything {
-                self.marked[word] |= bit;
+        self.seen[word] |= bit;
+        let marked_before = self.under_way[word] & bit != 0;
+        if keeps_everything {
+            self.under_way[word] |= bit;
+            self.finished[word] &= !bit;
+        } else {
+            self.under_way[word] &= !bit;
+            if marked_before {
+                self.finished[word] |= bit;
+            } else {
+                self.finished[word] &= !bit;
             }
-        } else if !keeps_everything && self.marked[word] & bit != 0 {
-            // A marked connection's edit. Entries taken again (a fold begun
-            // afresh) count again, which can only hide a finish, never make one.
-            if self.edited[word] & bit != 0 {
-                self.edited_again[word] |= bit;
-            }
-            self.edited[word] |= bit;
         }
     }
 
     /// [`Marked::follow`] for a number past the vector's bound. Past
-    /// [`MAX_OTHERS`] of them a new connection is not followed: its later
-    /// entries would be taken for its first, so it stays unmarked.
+    /// [`MAX_OTHERS`] of them a new connection is not followed, so it reads
+    /// as unmarked.
     #[cold]
     fn follow_other(&mut self, author: u64, keeps_everything: bool) {
-        if self.others_seen.len() >= MAX_OTHERS && !self.others_seen.contains(&author) {
+        if self.others.len() >= MAX_OTHERS && !self.others.contains_key(&author) {
             return;
         }
-        if self.others_seen.insert(author) {
-            if keeps_everything {
-                self.others_marked.insert(author);
-            }
-        } else if !keeps_everything && self.others_marked.contains(&author) {
-            let edits = self.others_edits.entry(author).or_default();
-            *edits = (*edits + 1).min(2);
+        let (under_way, finished) = self.others.entry(author).or_default();
+        if keeps_everything {
+            (*under_way, *finished) = (true, false);
+        } else {
+            (*under_way, *finished) = (false, *under_way);
         }
     }
 
-    /// Whether connection `author` is a finished write of this server's:
-    /// marked, and exactly one edit made. Each write connection makes one
-    /// edit and then leaves, so a report of who is in the pad can leave it
-    /// out before Rustpad says it left (a person who copies the mark and
-    /// types on is shown again from their second edit).
+    /// Whether connection `author`'s last entry is the edit of a write of
+    /// this server's: a write connection leaves right after it, so a report
+    /// of who is in the pad can leave it out before Rustpad says it left (a
+    /// person who copies the mark and types on is shown again from their
+    /// next keystroke).
     pub fn finished(&self, author: u64) -> bool {
         match usize::try_from(author) {
-            Ok(number) if number < MAX_NUMBERED => {
-                has_bit(&self.edited, number) && !has_bit(&self.edited_again, number)
-            }
-            _ => self.others_edits.get(&author) == Some(&1),
+            Ok(number) if number < MAX_NUMBERED => has_bit(&self.finished, number),
+            _ => self.others.get(&author).is_some_and(|state| state.1),
         }
     }
 
-    /// Whether connection `author`'s first entry was a mark.
+    /// Whether connection `author`'s latest write is marked: under way, or
+    /// its last entry the edit a mark announced.
     pub fn is_marked(&self, author: u64) -> bool {
         match usize::try_from(author) {
-            Ok(number) if number < MAX_NUMBERED => has_bit(&self.marked, number),
-            _ => self.others_marked.contains(&author),
+            Ok(number) if number < MAX_NUMBERED => {
+                has_bit(&self.under_way, number) || has_bit(&self.finished, number)
+            }
+            _ => self
+                .others
+                .get(&author)
+                .is_some_and(|state| state.0 || state.1),
         }
     }
 
@@ -267,7 +291,7 @@ impl Marked {
         let numbered = (0..self.seen.len() * 64)
             .filter(|number| has_bit(&self.seen, *number))
             .map(|number| number as u64);
-        numbered.chain(self.others_seen.iter().copied())
+        numbered.chain(self.others.keys().copied())
     }
 }
 
@@ -287,14 +311,14 @@ mod tests {
     }
 
     #[test]
-    fn the_first_entries_decide() {
+    fn each_edit_is_classed_by_the_marks_just_before_it() {
         use Class::*;
-        assert_eq!(classes(&[false, true, true]), [Unmarked; 3]);
+        assert_eq!(classes(&[false, true, true]), [Unmarked, Writer, Approved]);
         assert_eq!(classes(&[true, false, true]), [Writer; 3]);
         assert_eq!(classes(&[true, true, false]), [Writer, Approved, Approved]);
         assert_eq!(
             classes(&[true, true, true, false, true]),
-            [Writer, Approved, Restorer, Restorer, Restorer]
+            [Writer, Approved, Restorer, Restorer, Writer]
         );
         assert_eq!(
             classes(&[true, true, true, true, true]),
@@ -308,12 +332,19 @@ mod tests {
         );
         assert!(ApprovedRestorer.approved() && ApprovedRestorer.restores());
         assert!(!Restorer.approved() && !Approved.restores());
-        // A mark later in a connection's life is no mark.
-        assert_eq!(classes(&[false, true]), [Unmarked, Unmarked]);
+        // Writes one after another on one connection: an approval covers
+        // only the edit that ends its run, and an edit with no run before
+        // it is nobody's write of ours.
+        assert_eq!(
+            classes(&[true, true, false, true, false, false]),
+            [Writer, Approved, Approved, Writer, Writer, Unmarked]
+        );
+        // A mark after someone's own typing marks what follows it.
+        assert_eq!(classes(&[false, true, false]), [Unmarked, Writer, Writer]);
     }
 
     #[test]
-    fn a_connection_is_marked_by_its_first_entry_and_reading_again_changes_nothing() {
+    fn the_last_entries_decide_and_reading_again_changes_nothing() {
         let mut marked = Marked::default();
         let entries = [
             (3, true),
@@ -322,6 +353,11 @@ mod tests {
             (5, true),
             (u64::MAX, true),
             (70, true),
+            (70, false),
+            (70, false),
+            (9, true),
+            (9, false),
+            (9, true),
         ];
         for (author, keeps) in entries {
             marked.follow(author, keeps);
@@ -330,17 +366,23 @@ mod tests {
         for (author, keeps) in entries {
             marked.follow(author, keeps);
         }
-        assert!(marked.is_marked(3) && marked.is_marked(70) && marked.is_marked(u64::MAX));
-        assert!(!marked.is_marked(5) && !marked.is_marked(4));
+        // 3 made its write; 5 and 9 are under way; u64::MAX too; 70 typed on.
+        for author in [3, 5, 9, u64::MAX] {
+            assert!(marked.is_marked(author), "{author}");
+        }
+        assert!(!marked.is_marked(70) && !marked.is_marked(4));
+        assert!(marked.finished(3));
+        for author in [5, 9, 70, u64::MAX, 4] {
+            assert!(!marked.finished(author), "{author}");
+        }
         let mut connections: Vec<u64> = marked.connections().collect();
         connections.sort_unstable();
-        assert_eq!(connections, [3, 5, 70, u64::MAX]);
+        assert_eq!(connections, [3, 5, 9, 70, u64::MAX]);
     }
 
     #[test]
-    fn a_writer_is_finished_after_its_one_edit_and_a_second_edit_shows_a_person() {
+    fn a_write_is_finished_by_its_edit_and_a_further_edit_shows_a_person() {
         let mut marked = Marked::default();
-        let mut classifier = Classifier::new();
         for number in [4, u64::MAX] {
             marked.follow(number, true);
             assert!(!marked.finished(number), "marked, no edit yet");
@@ -348,17 +390,31 @@ mod tests {
             assert!(marked.finished(number), "its edit made");
             marked.follow(number, false);
             assert!(!marked.finished(number), "typing on: not a write of ours");
+            // A held connection's next write: under way, then done again.
+            marked.follow(number, true);
+            assert!(!marked.finished(number) && marked.is_marked(number));
+            marked.follow(number, false);
+            assert!(marked.finished(number));
         }
         marked.follow(6, false);
         marked.follow(6, false);
         assert!(!marked.finished(6), "unmarked");
-        for (keeps, finished) in [(true, false), (true, false), (false, true), (false, false)] {
+        let mut classifier = Classifier::new();
+        for (keeps, finished, under_way) in [
+            (true, false, true),
+            (true, false, true),
+            (false, true, false),
+            (false, false, false),
+            (true, false, true),
+            (false, true, false),
+        ] {
             classifier.follow(keeps);
             assert_eq!(classifier.finished(), finished);
+            assert_eq!(classifier.under_way(), under_way);
         }
         let mut person = Classifier::new();
         person.follow(false);
-        assert!(!person.finished());
+        assert!(!person.finished() && !person.under_way());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Removals sent at the same moment, judged one after the other.
 //!
 //! Rustpad puts every edit in one order. Each write of this server's marks
-//! its connection with an entry that changes nothing before its edit
+//! its connection with entries that change nothing right before its edit
 //! ([`marks`](super::marks)), so the history says where every write under
 //! way stands in that order. A write that may remove text takes its place
 //! first: it sends its mark, and once Rustpad has recorded it, waits until
@@ -13,20 +13,24 @@
 //! here keeps state outside the session: it is read off the pad.
 //!
 //! When a writer counts as done:
-//! - its edit is in the history (an entry of its own that changes the text);
+//! - its edit is in the history (an entry of its own that changes the text,
+//!   after the mark);
 //! - Rustpad said it left (`UserInfo` with no info, which Rustpad sends for
 //!   every connection, named or not). An edit it made before it left may
 //!   still be on its way to this session, since Rustpad relays edits and
 //!   departures on separate paths; one more barrier (a message of ours
 //!   echoed back) brings it in, because Rustpad sends a connection every
 //!   edit it holds before it relays anything that connection sent after;
-//! - its mark was in the snapshot and it was not among the people the
-//!   snapshot listed: it had left before this session joined, and every
-//!   edit it made came before this session's own mark.
+//! - its mark was in the snapshot and the snapshot listed it neither by name
+//!   nor by caret (Rustpad keeps both only while a connection is open): it
+//!   had left before this session joined, and every edit it made came
+//!   before this session's own mark.
 //!
-//! A nameless connection with a mark and no edit is waited for only once it
-//! marked after the snapshot (before it, this session cannot tell it is
-//! there); this server's writers always say who they are first. A writer
+//! A connection with neither name nor caret and a mark but no edit is
+//! waited for only once it marked after the snapshot (before it, this
+//! session cannot tell it is there); this server's writers always say who
+//! they are first, by name or, where they are to stay unseen, by an empty
+//! caret. A writer
 //! that never finishes (a call that crashed and left no trace, a mark sent
 //! by someone else) holds the wait until the caller's bound, and the caller
 //! then asks a person.
@@ -42,7 +46,8 @@ const MAX_REMEMBERED: usize = 100_000;
 /// Who was at the pad, as far as this session heard.
 #[derive(Debug, Default)]
 pub struct Roster {
-    /// Connections listed as present at any point (`UserInfo` with info).
+    /// Connections listed as present at any point (`UserInfo` with info,
+    /// or a caret).
     listed: HashSet<u64>,
     /// Connections Rustpad said have left.
     left: HashSet<u64>,

@@ -10,7 +10,7 @@
 //! this connection's own edit) reads and writes the same fields; split, the
 //! halves would share them all.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 use super::Error;
@@ -60,6 +60,9 @@ pub struct PadState {
     pub(super) document: Document,
     pub(super) language: Option<String>,
     pub(super) users: BTreeMap<u64, String>,
+    /// Connections Rustpad relayed a caret for and no name: there too,
+    /// unseen (a look's barrier, a write socket that is to stay unseen).
+    pub(super) unnamed: BTreeSet<u64>,
     /// Carets and selections of other connections, at `revision`.
     pub(super) positions: BTreeMap<u64, Positions>,
     pub(super) since: Option<Since>,
@@ -95,6 +98,7 @@ impl PadState {
             },
             language: None,
             users: BTreeMap::new(),
+            unnamed: BTreeSet::new(),
             positions: BTreeMap::new(),
             since: track.since.map(Since::from),
             authorship: track.authorship.then(Authorship::new),
@@ -179,7 +183,8 @@ impl PadState {
         self.authorship.as_ref()
     }
 
-    /// The writers marked before this connection's first entry, as far as
+    /// The writers marked before this connection's first entry (its write's
+    /// mark, on a connection that makes one write), as far as
     /// they are done (see [`super::order`]); None for a session that does
     /// not follow authorship, or before that entry is in.
     pub fn ahead(&self) -> Option<super::order::Ahead> {
@@ -192,9 +197,13 @@ impl PadState {
     }
 
     /// Whether connection `id` may have the pad open: listed among the
-    /// people, or past the number of them this session keeps.
+    /// people or by a caret alone, or past the number of either this
+    /// session keeps.
     pub fn may_be_present(&self, id: u64) -> bool {
-        self.users.contains_key(&id) || self.users.len() >= MAX_USERS
+        self.users.contains_key(&id)
+            || self.unnamed.contains(&id)
+            || self.users.len() >= MAX_USERS
+            || self.unnamed.len() >= MAX_USERS
     }
 
     /// Whether connection `id` is a person at work in the pad now: open,
@@ -333,9 +342,14 @@ impl PadState {
             let heard = match &event {
                 Event::Identity => Heard::Identity,
                 Event::History { .. } => Heard::History(self.revision),
-                Event::UserInfo { id, present: true } => Heard::Present(*id),
+                // A caret, even an empty one, is kept by Rustpad only while
+                // its connection is open: a nameless connection that sent
+                // one (a look, a held write socket) is there too.
+                Event::UserInfo { id, present: true } | Event::UserCursor { id } => {
+                    Heard::Present(*id)
+                }
                 Event::UserInfo { id, present: false } => Heard::Left(*id),
-                Event::Language(_) | Event::UserCursor { .. } => Heard::Other,
+                Event::Language(_) => Heard::Other,
             };
             roster.hear(heard, self.revision);
         }
@@ -377,17 +391,23 @@ impl PadState {
                     self.users
                         .insert(id, text::clean_line(&info.name, MAX_LABEL_CHARS));
                 }
+                self.unnamed.remove(&id);
                 Event::UserInfo { id, present: true }
             }
             ServerMsg::UserInfo { id, info: None } => {
                 self.users.remove(&id);
+                self.unnamed.remove(&id);
                 self.positions.remove(&id);
                 Event::UserInfo { id, present: false }
             }
             ServerMsg::UserCursor { id, data } => {
+                let named = self.users.contains_key(&id);
+                if !named && Some(id) != self.me && self.unnamed.len() < MAX_USERS {
+                    self.unnamed.insert(id);
+                }
                 // Kept for the people this session lists (named, bounded),
                 // so nameless connections cannot crowd them out.
-                if data.is_empty() || Some(id) == self.me || !self.users.contains_key(&id) {
+                if data.is_empty() || Some(id) == self.me || !named {
                     self.positions.remove(&id);
                 } else {
                     self.positions.insert(id, data);
@@ -523,3 +543,6 @@ impl PadState {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -269,7 +269,7 @@ fn made_since(
     for (revision, entry) in (since.revision() + 1..).zip(since.entries()) {
         if carried == entry.operation
             && !carried.is_noop()
-            && authorship.class(entry.author) != Class::Unmarked
+            && authorship.class_at(revision) != Class::Unmarked
         {
             return Some(revision);
         }

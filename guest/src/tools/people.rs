@@ -24,10 +24,10 @@ pub struct Person {
     /// The name they gave, with control characters removed
     pub name: String,
     // Whether the connection is a write of rustpad-mcp's, as the pad's
-    // history shows: its first entries are a writer's mark. Names prove
+    // history shows: its latest entries are a writer's mark. Names prove
     // nothing (anyone may call themselves `rustpad-mcp`); a mark is harder
     // to come by, though anyone who sends raw edits can copy it.
-    /// True for a write of rustpad-mcp's under way, as the pad's history shows it (its connection's first entry is a writer's mark), whatever its name; a person who calls themselves rustpad-mcp is false
+    /// True for a write of rustpad-mcp's under way, as the pad's history shows it (its connection's latest entries are a writer's mark), whatever its name; a person who calls themselves rustpad-mcp is false
     pub this_server: bool,
     // Lines and columns of carets.
     cursors: Vec<Place>,

@@ -243,7 +243,7 @@ impl<'a> Ledger<'a> {
             if moved_on {
                 break;
             }
-            if history.class(removal.author).approved() || (self.at_work)(removal.author) {
+            if removal.class.approved() || (self.at_work)(removal.author) {
                 continue;
             }
             counted.all += removal.chars;

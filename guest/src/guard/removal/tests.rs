@@ -205,7 +205,8 @@ fn one_big_paste_is_not_a_thousand_edits() {
 fn entries_that_change_nothing_do_not_move_the_window() {
     let mut history = History::seeded(100);
     history.write(1, false, cut(40, 100));
-    // A connection whose first entry is a real edit, then entries that keep everything.
+    // A connection's real edit, then entries that keep everything (a mark
+    // that no edit ends).
     let at = history.length;
     history.entry(2, serde_json::json!([at, "x"]));
     for _ in 0..WINDOW_CHARS {

@@ -40,8 +40,8 @@ pub(super) fn undo_of(socket: &PadSocket, since: &Since, id: &str, target: &Targ
     };
     let mut reverts: Vec<u64> = Vec::new();
     let mut seen = HashSet::new();
-    for entry in since.entries() {
-        let revert = authorship.class(entry.author).restores() && !entry.operation.is_noop();
+    for (revision, entry) in (since.revision() + 1..).zip(since.entries()) {
+        let revert = authorship.class_at(revision).restores() && !entry.operation.is_noop();
         if revert && Some(entry.author) != connection && seen.insert(entry.author) {
             reverts.push(entry.author);
         }

@@ -233,8 +233,8 @@ fn carry_out(
         .cloned()
         .ok_or_else(|| untrusted_history(id))?;
     // Where people's typing stays is known in the text the undo made only
-    // if nothing but the rest of its mark came between (its first entry was
-    // in before the undo was worked out).
+    // if nothing but the rest of its mark came between (the mark's first
+    // entry was in before the undo was worked out).
     let kept = if edit.revision == revision + Mark::restoring(asks).entries() as u64 {
         kept_lines(&undo, &edit.after)
     } else {
