@@ -160,7 +160,7 @@ impl Authorship {
         let class = classifier.follow(keeps_everything);
         self.classes.push(class);
         if keeps_everything {
-            if !under_way {
+            if !under_way && class != Class::Unmarked {
                 // A mark begins a write: under way until its edit.
                 self.unfinished.insert(author, self.entries);
             }
@@ -312,6 +312,12 @@ impl Authorship {
     /// Characters of the text now that marked writers inserted.
     pub fn in_text(&self) -> Credit {
         self.in_text
+    }
+
+    /// The revision of the mark that began connection `author`'s write
+    /// under way; None when it has none.
+    pub fn under_way_since(&self, author: u64) -> Option<u64> {
+        self.unfinished.get(&author).copied()
     }
 
     /// The connections with a write of this server's under way (the history

@@ -17,9 +17,13 @@
 //!   person approved;
 //! - none: not a write of this server's (a person, another program).
 //!
-//! A run with no edit after it yet is a write under way. A connection that
-//! makes one write (every connection of a host that joins per call) reads
-//! the same as when a mark was a connection's first entries; a connection
+//! A run with no edit after it yet is a write under way. Only a connection
+//! whose first entry is a mark carries writes of ours: Rustpad stores an
+//! edit that collided with another (two people deleting the same text) as
+//! an entry that keeps everything, so on a connection that began by
+//! changing the text, a person's, such entries say nothing. A connection
+//! that makes one write (every connection of a host that joins per call)
+//! reads the same as when a mark was a connection's first entries; one
 //! that carries many writes (a socket held between calls) marks each.
 //!
 //! Anyone can send the same entries, but only on their own connection: a
@@ -38,7 +42,7 @@ use serde_json::Value;
 use super::ot::{Builder, Operation, Part};
 
 /// Connection numbers [`Marked`] keeps as bits (grown only as far as the
-/// numbers a pad's history holds: 48 KiB at most)...
+/// numbers a pad's history holds: 64 KiB at most)...
 const MAX_NUMBERED: usize = 1 << 17;
 /// ... and other numbers it keeps; past it, a new one counts as unmarked.
 const MAX_OTHERS: usize = 1_000;
@@ -132,10 +136,13 @@ fn class_of_run(keeps: u8) -> Class {
     }
 }
 
-/// A connection's writes as its entries arrive: each edit is classed by the
-/// run of marking entries just before it.
+/// A connection's writes as its entries arrive: each edit of a connection
+/// that began with a mark is classed by the run of marking entries just
+/// before it; every entry of one that did not is unmarked.
 #[derive(Clone, Copy, Debug)]
 pub struct Classifier {
+    /// Whether the connection's first entry was a mark; None before it.
+    began_marked: Option<bool>,
     /// Entries that kept everything since the connection's last edit, up to four.
     run: u8,
     /// The class of the connection's latest write: the run so far while it
@@ -148,6 +155,7 @@ pub struct Classifier {
 impl Classifier {
     pub fn new() -> Classifier {
         Classifier {
+            began_marked: None,
             run: 0,
             class: Class::Unmarked,
             finished: false,
@@ -157,6 +165,9 @@ impl Classifier {
     /// Takes the connection's next entry; returns its class (for an edit,
     /// the class of the write it ends).
     pub fn follow(&mut self, keeps_everything: bool) -> Class {
+        if !*self.began_marked.get_or_insert(keeps_everything) {
+            return Class::Unmarked;
+        }
         if keeps_everything {
             self.run = (self.run + 1).min(4);
             self.class = class_of_run(self.run);
@@ -200,23 +211,48 @@ impl Default for Classifier {
 /// from 0, so each is a few bits in vectors indexed by its number (a few
 /// numbers past it, such as Rustpad's own for text loaded from its
 /// database, in a map).
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Marked {
     /// Bit per connection number: it has made an entry.
     seen: Vec<u64>,
-    /// Bit per connection number: its last entry kept everything (a write
+    /// Bit per connection number: its first entry was a mark.
+    began_marked: Vec<u64>,
+    /// Bit per such connection: its last entry kept everything (a write
     /// under way, or one that gave up)...
     under_way: Vec<u64>,
     /// ... or its last entry was the edit a mark announced.
     finished: Vec<u64>,
     /// Numbers past the vectors' bound, with the state bits above.
-    others: HashMap<u64, (bool, bool)>,
+    others: HashMap<u64, Bits>,
+}
+
+/// [`Marked`]'s bits for one connection numbered past the vectors.
+#[derive(Clone, Copy, Debug, Default)]
+struct Bits {
+    began_marked: bool,
+    under_way: bool,
+    finished: bool,
+}
+
+impl Bits {
+    /// The connection's next entry; `first` when it is its first.
+    fn follow(&mut self, first: bool, keeps_everything: bool) {
+        if first {
+            self.began_marked = keeps_everything;
+        }
+        if !self.began_marked {
+            return;
+        }
+        if keeps_everything {
+            (self.under_way, self.finished) = (true, false);
+        } else {
+            (self.under_way, self.finished) = (false, self.under_way);
+        }
+    }
 }
 
 impl Marked {
-    /// Takes connection `author`'s next entry. Only the last entries of a
-    /// connection decide, so entries taken again in the same order (a fold
-    /// begun afresh after another gave up half way) end where they did.
+    /// Takes connection `author`'s next entry.
     #[inline(always)]
     pub fn follow(&mut self, author: u64, keeps_everything: bool) {
         let number = match usize::try_from(author) {
@@ -225,21 +261,32 @@ impl Marked {
         };
         let (word, bit) = (number >> 6, 1u64 << (number & 63));
         if word >= self.seen.len() {
-            self.seen.resize(word + 1, 0);
-            self.under_way.resize(word + 1, 0);
-            self.finished.resize(word + 1, 0);
+            for bits in [
+                &mut self.seen,
+                &mut self.began_marked,
+                &mut self.under_way,
+                &mut self.finished,
+            ] {
+                bits.resize(word + 1, 0);
+            }
         }
+        let at = |bits: &[u64]| bits[word] & bit != 0;
+        let mut state = Bits {
+            began_marked: at(&self.began_marked),
+            under_way: at(&self.under_way),
+            finished: at(&self.finished),
+        };
+        state.follow(!at(&self.seen), keeps_everything);
         self.seen[word] |= bit;
-        let marked_before = self.under_way[word] & bit != 0;
-        if keeps_everything {
-            self.under_way[word] |= bit;
-            self.finished[word] &= !bit;
-        } else {
-            self.under_way[word] &= !bit;
-            if marked_before {
-                self.finished[word] |= bit;
+        for (bits, on) in [
+            (&mut self.began_marked, state.began_marked),
+            (&mut self.under_way, state.under_way),
+            (&mut self.finished, state.finished),
+        ] {
+            if on {
+                bits[word] |= bit;
             } else {
-                self.finished[word] &= !bit;
+                bits[word] &= !bit;
             }
         }
     }
@@ -252,12 +299,11 @@ impl Marked {
         if self.others.len() >= MAX_OTHERS && !self.others.contains_key(&author) {
             return;
         }
-        let (under_way, finished) = self.others.entry(author).or_default();
-        if keeps_everything {
-            (*under_way, *finished) = (true, false);
-        } else {
-            (*under_way, *finished) = (false, *under_way);
-        }
+        let first = !self.others.contains_key(&author);
+        self.others
+            .entry(author)
+            .or_default()
+            .follow(first, keeps_everything);
     }
 
     /// Whether connection `author`'s last entry is the edit of a write of
@@ -268,7 +314,7 @@ impl Marked {
     pub fn finished(&self, author: u64) -> bool {
         match usize::try_from(author) {
             Ok(number) if number < MAX_NUMBERED => has_bit(&self.finished, number),
-            _ => self.others.get(&author).is_some_and(|state| state.1),
+            _ => self.others.get(&author).is_some_and(|bits| bits.finished),
         }
     }
 
@@ -282,7 +328,7 @@ impl Marked {
             _ => self
                 .others
                 .get(&author)
-                .is_some_and(|state| state.0 || state.1),
+                .is_some_and(|bits| bits.under_way || bits.finished),
         }
     }
 
@@ -313,7 +359,9 @@ mod tests {
     #[test]
     fn each_edit_is_classed_by_the_marks_just_before_it() {
         use Class::*;
-        assert_eq!(classes(&[false, true, true]), [Unmarked, Writer, Approved]);
+        // A connection that began by changing the text is never a writer:
+        // Rustpad stores an edit that collided with another as a keep.
+        assert_eq!(classes(&[false, true, true]), [Unmarked; 3]);
         assert_eq!(classes(&[true, false, true]), [Writer; 3]);
         assert_eq!(classes(&[true, true, false]), [Writer, Approved, Approved]);
         assert_eq!(
@@ -339,12 +387,11 @@ mod tests {
             classes(&[true, true, false, true, false, false]),
             [Writer, Approved, Approved, Writer, Writer, Unmarked]
         );
-        // A mark after someone's own typing marks what follows it.
-        assert_eq!(classes(&[false, true, false]), [Unmarked, Writer, Writer]);
+        assert_eq!(classes(&[false, true, false]), [Unmarked; 3]);
     }
 
     #[test]
-    fn the_last_entries_decide_and_reading_again_changes_nothing() {
+    fn the_last_entries_decide() {
         let mut marked = Marked::default();
         let entries = [
             (3, true),
@@ -362,15 +409,14 @@ mod tests {
         for (author, keeps) in entries {
             marked.follow(author, keeps);
         }
-        // Read again from the start (a fold that gave up half way): nothing changes.
-        for (author, keeps) in entries {
-            marked.follow(author, keeps);
-        }
-        // 3 made its write; 5 and 9 are under way; u64::MAX too; 70 typed on.
-        for author in [3, 5, 9, u64::MAX] {
+        // 3 made its write; 9 and u64::MAX are under way; 70 typed on; 5
+        // began by changing the text, so its keep says nothing.
+        for author in [3, 9, u64::MAX] {
             assert!(marked.is_marked(author), "{author}");
         }
-        assert!(!marked.is_marked(70) && !marked.is_marked(4));
+        for author in [4, 5, 70] {
+            assert!(!marked.is_marked(author), "{author}");
+        }
         assert!(marked.finished(3));
         for author in [5, 9, 70, u64::MAX, 4] {
             assert!(!marked.finished(author), "{author}");
@@ -396,9 +442,10 @@ mod tests {
             marked.follow(number, false);
             assert!(marked.finished(number));
         }
-        marked.follow(6, false);
-        marked.follow(6, false);
-        assert!(!marked.finished(6), "unmarked");
+        for keeps in [false, true, false] {
+            marked.follow(6, keeps);
+            assert!(!marked.finished(6) && !marked.is_marked(6), "a person's");
+        }
         let mut classifier = Classifier::new();
         for (keeps, finished, under_way) in [
             (true, false, true),
@@ -413,8 +460,10 @@ mod tests {
             assert_eq!(classifier.under_way(), under_way);
         }
         let mut person = Classifier::new();
-        person.follow(false);
-        assert!(!person.finished() && !person.under_way());
+        for keeps in [false, true, false] {
+            person.follow(keeps);
+            assert!(!person.finished() && !person.under_way());
+        }
     }
 
     #[test]

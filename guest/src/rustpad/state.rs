@@ -63,6 +63,9 @@ pub struct PadState {
     /// Connections Rustpad relayed a caret for and no name: there too,
     /// unseen (a look's barrier, a write socket that is to stay unseen).
     pub(super) unnamed: BTreeSet<u64>,
+    /// More connections were named or listed by caret than this session
+    /// keeps, at some point: one it did not keep may still be there.
+    pub(super) crowded: bool,
     /// Carets and selections of other connections, at `revision`.
     pub(super) positions: BTreeMap<u64, Positions>,
     pub(super) since: Option<Since>,
@@ -76,8 +79,6 @@ pub struct PadState {
     pub(super) roster: Option<Roster>,
     /// Entries of this connection's own in the history so far.
     pub(super) own_entries: u64,
-    /// The revision of the first of them.
-    pub(super) first_own_revision: Option<u64>,
     /// The revision of the last of them.
     pub(super) last_own_revision: Option<u64>,
     /// This connection's last entry that changed the text, with the text
@@ -99,6 +100,7 @@ impl PadState {
             language: None,
             users: BTreeMap::new(),
             unnamed: BTreeSet::new(),
+            crowded: false,
             positions: BTreeMap::new(),
             since: track.since.map(Since::from),
             authorship: track.authorship.then(Authorship::new),
@@ -106,7 +108,6 @@ impl PadState {
             heard: track.heard.map(heard::Heard::after),
             roster: track.authorship.then(Roster::new),
             own_entries: 0,
-            first_own_revision: None,
             last_own_revision: None,
             own_edit: None,
         }
@@ -183,27 +184,27 @@ impl PadState {
         self.authorship.as_ref()
     }
 
-    /// The writers marked before this connection's first entry (its write's
-    /// mark, on a connection that makes one write), as far as
-    /// they are done (see [`super::order`]); None for a session that does
-    /// not follow authorship, or before that entry is in.
+    /// The writers marked before this connection's write under way, as far
+    /// as they are done (see [`super::order`]); None for a session that
+    /// does not follow authorship, or before its mark is in.
     pub fn ahead(&self) -> Option<super::order::Ahead> {
-        let mark = self.first_own_revision?;
+        let authorship = self.authorship.as_ref()?;
+        // Where this write's own mark began, not the connection's first
+        // entry: a connection may carry many writes, each placed anew.
+        let mark = authorship.under_way_since(self.me?)?;
         Some(super::order::ahead_of(
-            self.authorship.as_ref()?,
+            authorship,
             self.roster.as_ref()?,
             mark,
         ))
     }
 
     /// Whether connection `id` may have the pad open: listed among the
-    /// people or by a caret alone, or past the number of either this
-    /// session keeps.
+    /// people or by a caret alone, or any may be, once more were listed
+    /// than this session keeps (for good: one it dropped may still be open
+    /// when some it kept have left).
     pub fn may_be_present(&self, id: u64) -> bool {
-        self.users.contains_key(&id)
-            || self.unnamed.contains(&id)
-            || self.users.len() >= MAX_USERS
-            || self.unnamed.len() >= MAX_USERS
+        self.users.contains_key(&id) || self.unnamed.contains(&id) || self.crowded
     }
 
     /// Whether connection `id` is a person at work in the pad now: open,
@@ -390,6 +391,8 @@ impl PadState {
                 if self.users.len() < MAX_USERS || self.users.contains_key(&id) {
                     self.users
                         .insert(id, text::clean_line(&info.name, MAX_LABEL_CHARS));
+                } else {
+                    self.crowded = true;
                 }
                 self.unnamed.remove(&id);
                 Event::UserInfo { id, present: true }
@@ -402,8 +405,12 @@ impl PadState {
             }
             ServerMsg::UserCursor { id, data } => {
                 let named = self.users.contains_key(&id);
-                if !named && Some(id) != self.me && self.unnamed.len() < MAX_USERS {
-                    self.unnamed.insert(id);
+                if !named && Some(id) != self.me && !self.unnamed.contains(&id) {
+                    if self.unnamed.len() < MAX_USERS {
+                        self.unnamed.insert(id);
+                    } else {
+                        self.crowded = true;
+                    }
                 }
                 // Kept for the people this session lists (named, bounded),
                 // so nameless connections cannot crowd them out.
@@ -453,7 +460,6 @@ impl PadState {
             }
             if mine {
                 ours += 1;
-                self.first_own_revision.get_or_insert(self.revision);
                 self.last_own_revision = Some(self.revision);
             }
             if let Some(authorship) = &mut self.authorship {

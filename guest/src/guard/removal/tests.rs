@@ -241,6 +241,51 @@ fn small_fixes_never_ask_and_an_approval_does_not_make_them() {
 }
 
 #[test]
+fn an_approval_on_a_connection_covers_only_the_edit_it_was_given_for() {
+    // One connection carries two writes, an approved removal of 1,500
+    // characters and then a plain one of 400 (as a socket held between
+    // calls would), judged as if each had its own connection.
+    let two_writes = |first: u64, second: u64, approved: bool| {
+        let mut history = History::seeded(4_000);
+        let length = history.length;
+        history.write(first, approved, cut(1_500, length));
+        let length = history.length;
+        history.write(second, false, cut(400, length));
+        history
+    };
+    let one_connection = two_writes(7, 7, true);
+    let as_it_should = two_writes(7, 8, true);
+    let neither_approved = two_writes(7, 8, false);
+    let mut told_apart = false;
+    for removed in (50..2_000).step_by(50) {
+        let asks = one_connection.judge(removed).needs_person();
+        assert_eq!(
+            asks,
+            as_it_should.judge(removed).needs_person(),
+            "{removed}"
+        );
+        told_apart |= asks != neither_approved.judge(removed).needs_person();
+    }
+    assert!(told_apart, "the approved removal must make a difference");
+}
+
+#[test]
+fn a_persons_colliding_edits_never_make_their_removals_approved() {
+    // A person's connection: typing, then two edits that collided with
+    // others' (stored as entries that keep everything), then a removal.
+    // It began by changing the text, so it is no writer: the removal counts.
+    let mut history = History::seeded(1_000);
+    let length = history.length;
+    history.entry(3, serde_json::json!([length, "x"]));
+    let length = history.length;
+    for _ in 0..2 {
+        history.entry(3, crate::rustpad::marks::keep_all(length));
+    }
+    history.entry(3, cut(600, length));
+    assert!(history.judge(10).needs_person());
+}
+
+#[test]
 fn added_text_removed_with_approval_takes_its_credit_with_it() {
     // 1,520 characters of a person's; 3,000 of junk appended, their
     // removal approved; then the person's text, all of it.

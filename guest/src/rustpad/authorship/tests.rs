@@ -133,15 +133,19 @@ fn a_writer_is_unfinished_from_its_mark_until_it_changes_the_text() {
     record.follow(4, &serde_json::from_str("[3]").unwrap());
     record.follow(5, &serde_json::from_str(r#"[3,"d"]"#).unwrap());
     assert_eq!(record.unfinished_writers().collect::<Vec<_>>(), [(4, 2)]);
-    // A mark after an edit begins another write, under way until its
-    // own edit (anyone could make the same entries on a new connection).
+    // Someone whose first entry changes the text is no writer, whatever
+    // follows (an edit of theirs that collided is stored as a keep).
     record.follow(6, &serde_json::from_str(r#"[4,"e"]"#).unwrap());
     record.follow(6, &serde_json::from_str("[5]").unwrap());
+    assert_eq!(record.unfinished_writers().collect::<Vec<_>>(), [(4, 2)]);
+    // A writer's connection that marks again after its edit has another
+    // write under way, until that one's edit.
+    record.follow(5, &serde_json::from_str("[5]").unwrap());
     assert_eq!(
         record.unfinished_writers().collect::<Vec<_>>(),
-        [(4, 2), (6, 7)]
+        [(4, 2), (5, 8)]
     );
-    record.follow(6, &serde_json::from_str(r#"[5,"f"]"#).unwrap());
+    record.follow(5, &serde_json::from_str(r#"[5,"f"]"#).unwrap());
     assert_eq!(record.unfinished_writers().collect::<Vec<_>>(), [(4, 2)]);
 }
 

@@ -74,13 +74,14 @@ pub fn fold_lengths(
     by: Folding,
     marked: Option<&mut Marked>,
 ) -> Result<Lengths, FoldError> {
-    // The fast reader may give up half way: the careful one follows the
-    // same entries again, which changes nothing (see `Marked::follow`).
+    // The fast reader may give up half way: the careful one then follows
+    // the same entries again, from the marks as they stood before.
     let mut marked = marked;
+    let before = marked.as_deref().cloned();
     match scan::fold(entries, from, skip, by, marked.as_deref_mut()) {
         scan::Scanned::Folded(lengths) => return Ok(lengths),
         scan::Scanned::Late => return Err(FoldError::Deadline),
-        scan::Scanned::Unsure => {}
+        scan::Scanned::Unsure => restore(marked.as_deref_mut(), before),
     }
     let mut fold = Fold {
         at: from,
@@ -108,12 +109,26 @@ pub fn fold_history_frame(
     frame: &str,
     from: Lengths,
     by: Folding,
-    marked: Option<&mut Marked>,
+    mut marked: Option<&mut Marked>,
 ) -> Option<Result<Lengths, FoldError>> {
-    match scan::history_frame(frame, from, by, marked) {
+    let before = marked.as_deref().cloned();
+    match scan::history_frame(frame, from, by, marked.as_deref_mut()) {
         scan::Scanned::Folded(lengths) => Some(Ok(lengths)),
         scan::Scanned::Late => Some(Err(FoldError::Deadline)),
-        scan::Scanned::Unsure => None,
+        scan::Scanned::Unsure => {
+            restore(marked, before);
+            None
+        }
+    }
+}
+
+/// Puts the marks back as they stood before a fast read that gave up half
+/// way, so the careful read that follows them again starts from there (a
+/// connection's state depends on the order of its entries, so following
+/// some twice would not be the same).
+fn restore(marked: Option<&mut Marked>, before: Option<Marked>) {
+    if let (Some(marked), Some(before)) = (marked, before) {
+        *marked = before;
     }
 }
 

@@ -30,7 +30,7 @@ pub(super) enum Scanned {
 
 /// Folds `entries` like [`super::fold_lengths`], following each entry's
 /// connection in `marked`, or says it is not sure (then `marked` may have
-/// followed some of them, which following them again does not change).
+/// followed some of them: the caller puts it back).
 pub(super) fn fold(
     entries: &str,
     from: Lengths,
