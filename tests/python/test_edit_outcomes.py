@@ -25,29 +25,35 @@ async def client(request, open_client):
 FOUND_IN_HISTORY = "found the edit in the pad's history, so it was made, once"
 
 
+async def append_x_in_every_era(open_client, rustpad, new_pad, mode: str) -> dict:
+    """Appends "X" to a pad "abc" in `mode`, once per era, side by side (these calls wait out a
+    deadline of the server's); returns each era's pad and call result."""
+    pads = {era: new_pad(era) for era in ERAS}
+    for pad in pads.values():
+        rustpad.set_mode(pad, mode)
+        rustpad.seed(pad, "abc")
+    results = {}
+
+    async def attempt(era: str, pad: str) -> None:
+        async with open_client(era) as client:
+            results[era] = await call(client, "append_to_document", {"id": pad, "text": "X"})
+
+    async with anyio.create_task_group() as group:
+        for era, pad in pads.items():
+            group.start_soon(attempt, era, pad)
+    return {era: (pads[era], results[era]) for era in ERAS}
+
+
 async def test_an_edit_never_acknowledged_is_found_in_the_history_and_succeeds(
     open_client, rustpad, new_pad
 ):
     # The server waits out its acknowledgement deadline here, so both eras run side by side.
-    texts = {}
-
-    async def attempt(era: str, pad: str) -> None:
-        async with open_client(era) as client:
-            result = await call(client, "append_to_document", {"id": pad, "text": "X"})
-            structured = ok(result)
-            assert structured["characters"] == 4, structured
-            texts[era] = result.content[0].text
-            assert not (result.meta or {}).get(OUTCOME_KEY), result
-
-    pads = {era: new_pad(era) for era in ERAS}
-    for pad in pads.values():
-        rustpad.set_mode(pad, "no-ack")
-        rustpad.seed(pad, "abc")
-    async with anyio.create_task_group() as group:
-        for era, pad in pads.items():
-            group.start_soon(attempt, era, pad)
-    for era, pad in pads.items():
-        assert FOUND_IN_HISTORY in texts[era], texts[era]
+    outcomes = await append_x_in_every_era(open_client, rustpad, new_pad, "no-ack")
+    for pad, result in outcomes.values():
+        structured = ok(result)
+        assert structured["characters"] == 4, structured
+        assert not (result.meta or {}).get(OUTCOME_KEY), result
+        assert FOUND_IN_HISTORY in result.content[0].text, result
         # Made once: not sent again after the lost acknowledgement.
         assert rustpad.text(pad) == "abcX"
 
@@ -110,23 +116,10 @@ async def test_a_connection_rustpad_still_lists_leaves_the_outcome_unknown(open_
     # a half-open one it has not noticed is gone), longer than the 20 s a write waits to learn
     # its outcome: the edit could still arrive, so neither "written" nor "not written" is true.
     # Both eras wait out those 20 s side by side.
-    messages = {}
-
-    async def attempt(era: str, pad: str) -> None:
-        async with open_client(era) as client:
-            result = await call(client, "append_to_document", {"id": pad, "text": "X"})
-            messages[era] = failed(result)
-            assert (result.meta or {}).get(OUTCOME_KEY) == "unknown", result
-
-    pads = {era: new_pad(era) for era in ERAS}
-    for pad in pads.values():
-        rustpad.set_mode(pad, "vanish-on-edit")
-        rustpad.seed(pad, "abc")
-    async with anyio.create_task_group() as group:
-        for era, pad in pads.items():
-            group.start_soon(attempt, era, pad)
-    for era, pad in pads.items():
-        message = messages[era]
+    outcomes = await append_x_in_every_era(open_client, rustpad, new_pad, "vanish-on-edit")
+    for pad, result in outcomes.values():
+        message = failed(result)
+        assert (result.meta or {}).get(OUTCOME_KEY) == "unknown", result
         assert message.startswith("Outcome unknown: "), message
         assert "still held the old connection open at the deadline" in message, message
         assert rustpad.text(pad) == "abc"

@@ -274,7 +274,9 @@ async def test_rustpad_paused_mid_write(rig):
     check_pad(rig.rustpad.text(rig.pad), outcomes)
 
 
-async def test_rustpad_restarted_between_edit_and_ack_is_an_unknown_outcome(rig):
+async def append_while_its_ack_is_held(rig, meanwhile) -> str:
+    """Appends "E" with its acknowledgement held by the proxy, runs `meanwhile()` while it is
+    held, then cuts it; returns what the failed call said."""
     rig.rustpad.seed(rig.pad, START)
     rig.proxy.cut_after_edit(next=1, hold=True)
     results = []
@@ -287,11 +289,18 @@ async def test_rustpad_restarted_between_edit_and_ack_is_an_unknown_outcome(rig)
 
             group.start_soon(write)
             await rig.proxy.wait_for("held", 1)
-            # A new start time: /api/stats counts in seconds.
-            await anyio.sleep(1.1)
-            await anyio.to_thread.run_sync(rig.restart)
+            await meanwhile()
             rig.proxy.cut()
-    message = failed(results[0])
+    return failed(results[0])
+
+
+async def test_rustpad_restarted_between_edit_and_ack_is_an_unknown_outcome(rig):
+    async def restart() -> None:
+        # A new start time: /api/stats counts in seconds.
+        await anyio.sleep(1.1)
+        await anyio.to_thread.run_sync(rig.restart)
+
+    message = await append_while_its_ack_is_held(rig, restart)
     assert message.startswith(UNKNOWN), message
     assert "restarted" in message or "no longer holds" in message, message
     # Nor did the server make the edit again on the new Rustpad.
@@ -299,23 +308,13 @@ async def test_rustpad_restarted_between_edit_and_ack_is_an_unknown_outcome(rig)
 
 
 async def test_rustpad_unreachable_after_a_cut_ack_is_an_unknown_outcome(rig):
-    """The acknowledgement is cut and every socket opened after it is reset: the write cannot
-    read the history again within its 20 s, so it says so, and leaves the edit alone."""
-    rig.rustpad.seed(rig.pad, START)
-    rig.proxy.cut_after_edit(next=1, hold=True)
-    results = []
-    async with rig.client() as client:
-        async with anyio.create_task_group() as group:
+    """Every socket opened after the cut is reset: the write cannot read the history again
+    within its 20 s, so it says so, and leaves the edit alone."""
 
-            async def write() -> None:
-                arguments = {"id": rig.pad, "text": "E"}
-                results.append(await call(client, "append_to_document", arguments))
+    async def refuse_sockets() -> None:
+        rig.proxy.reset_before_snapshot(chance=1.0)
 
-            group.start_soon(write)
-            await rig.proxy.wait_for("held", 1)
-            rig.proxy.reset_before_snapshot(chance=1.0)
-            rig.proxy.cut()
-    message = failed(results[0])
+    message = await append_while_its_ack_is_held(rig, refuse_sockets)
     assert message.startswith(UNKNOWN), message
     assert "could not reach Rustpad again" in message, message
     # Rustpad had the edit before the cut: it landed, once, and was not sent again.
