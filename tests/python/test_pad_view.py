@@ -139,10 +139,11 @@ def test_the_view_follows_read_only_and_the_tool_filter(rustpad):
 # then record the new hashes here, from a build that still shows clients without the extension
 # nothing new. Recorded again since: `people` items say `this_server` (four output schemas); then
 # `revert_changes`, the undo fields of the write results, `language_before` and the authors'
-# `connections` (its build shows no `ui://` to such a client, as the test below checks too).
+# `connections` (its build shows no `ui://` to such a client, as the test below checks too); then
+# `this_server`'s description, once marks were read per write.
 LIST_WITHOUT_THE_VIEW = {
-    "2025-11-25": "923c7707562a7bb2171db8b7ac988f356cfb709991447b689fb4f63c6d0acf9b",
-    "2026-07-28": "bd03b873ca21483475b3776e2ad5f2bca5b19272203e0f23552919dd90a560a2",
+    "2025-11-25": "a512cabc59f3f073d81753a945767b6389159ae71314cbf746c35ba8b6ddb95f",
+    "2026-07-28": "7bfee9169a931f2a7447fa57f3cfb1d254c26e7581a9220b0a60636d19edd645",
 }
 
 
