@@ -125,6 +125,36 @@ pub fn changes_nothing(operation: &Operation) -> bool {
         .all(|part| matches!(part, Part::Retain(_)))
 }
 
+/// Where one connection's writes stand as its entries arrive: the rule
+/// [`Classifier`] and [`Marked`] both follow (the classifier also counts
+/// the run, to tell an approval or a revert).
+#[derive(Clone, Copy, Debug, Default)]
+struct WriteState {
+    /// Its first entry was a mark: it carries writes of ours.
+    began_marked: bool,
+    /// Its last entry kept everything: a write under way (or one that gave up).
+    under_way: bool,
+    /// Its last entry was the edit a mark announced.
+    finished: bool,
+}
+
+impl WriteState {
+    /// The connection's next entry; `first` when it is its first.
+    fn follow(&mut self, first: bool, keeps_everything: bool) {
+        if first {
+            self.began_marked = keeps_everything;
+        }
+        if !self.began_marked {
+            return;
+        }
+        if keeps_everything {
+            (self.under_way, self.finished) = (true, false);
+        } else {
+            (self.under_way, self.finished) = (false, self.under_way);
+        }
+    }
+}
+
 /// The class a run of `keeps` marking entries gives the edit that ends it.
 fn class_of_run(keeps: u8) -> Class {
     match keeps {
@@ -141,40 +171,38 @@ fn class_of_run(keeps: u8) -> Class {
 /// before it; every entry of one that did not is unmarked.
 #[derive(Clone, Copy, Debug)]
 pub struct Classifier {
-    /// Whether the connection's first entry was a mark; None before it.
-    began_marked: Option<bool>,
+    /// Where the connection's writes stand; None before its first entry.
+    state: Option<WriteState>,
     /// Entries that kept everything since the connection's last edit, up to four.
     run: u8,
     /// The class of the connection's latest write: the run so far while it
     /// is under way, else the class of its last edit.
     class: Class,
-    /// Whether its last entry was an edit a mark announced.
-    finished: bool,
 }
 
 impl Classifier {
     pub fn new() -> Classifier {
         Classifier {
-            began_marked: None,
+            state: None,
             run: 0,
             class: Class::Unmarked,
-            finished: false,
         }
     }
 
     /// Takes the connection's next entry; returns its class (for an edit,
     /// the class of the write it ends).
     pub fn follow(&mut self, keeps_everything: bool) -> Class {
-        if !*self.began_marked.get_or_insert(keeps_everything) {
+        let first = self.state.is_none();
+        let state = self.state.get_or_insert_default();
+        state.follow(first, keeps_everything);
+        if !state.began_marked {
             return Class::Unmarked;
         }
         if keeps_everything {
             self.run = (self.run + 1).min(4);
             self.class = class_of_run(self.run);
-            self.finished = false;
         } else {
             self.class = class_of_run(self.run);
-            self.finished = self.run > 0;
             self.run = 0;
         }
         self.class
@@ -188,13 +216,13 @@ impl Classifier {
     /// Whether a write of this server's is under way on the connection: it
     /// marked and has not made its edit.
     pub fn under_way(&self) -> bool {
-        self.run > 0
+        self.state.is_some_and(|state| state.under_way)
     }
 
     /// Whether the connection's last entry is the edit of a write of this
     /// server's: done (see [`Marked::finished`]).
     pub fn finished(&self) -> bool {
-        self.finished
+        self.state.is_some_and(|state| state.finished)
     }
 }
 
@@ -223,32 +251,7 @@ pub struct Marked {
     /// ... or its last entry was the edit a mark announced.
     finished: Vec<u64>,
     /// Numbers past the vectors' bound, with the state bits above.
-    others: HashMap<u64, Bits>,
-}
-
-/// [`Marked`]'s bits for one connection numbered past the vectors.
-#[derive(Clone, Copy, Debug, Default)]
-struct Bits {
-    began_marked: bool,
-    under_way: bool,
-    finished: bool,
-}
-
-impl Bits {
-    /// The connection's next entry; `first` when it is its first.
-    fn follow(&mut self, first: bool, keeps_everything: bool) {
-        if first {
-            self.began_marked = keeps_everything;
-        }
-        if !self.began_marked {
-            return;
-        }
-        if keeps_everything {
-            (self.under_way, self.finished) = (true, false);
-        } else {
-            (self.under_way, self.finished) = (false, self.under_way);
-        }
-    }
+    others: HashMap<u64, WriteState>,
 }
 
 impl Marked {
@@ -271,7 +274,7 @@ impl Marked {
             }
         }
         let at = |bits: &[u64]| bits[word] & bit != 0;
-        let mut state = Bits {
+        let mut state = WriteState {
             began_marked: at(&self.began_marked),
             under_way: at(&self.under_way),
             finished: at(&self.finished),
