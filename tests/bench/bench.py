@@ -124,11 +124,7 @@ class Server:
         return self.request("tools/call", {"name": tool, "arguments": arguments})
 
     def peak_rss_mib(self):
-        with open(f"/proc/{self.process.pid}/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-        return None
+        return status_mib(self.process.pid, "VmHWM")
 
     def stop(self):
         self.process.stdin.close()
@@ -373,7 +369,8 @@ class HttpServer:
         self.process.wait()
 
 
-def http_post(connection, request_id, method, params):
+def http_request(connection, request_id, method, params):
+    """One 2026-07-28 request over --http: the HTTP status and the JSON-RPC reply."""
     body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": MODERN_META}}
     headers = {
         "Content-Type": "application/json",
@@ -383,12 +380,16 @@ def http_post(connection, request_id, method, params):
     }
     if "name" in params:
         headers["Mcp-Name"] = params["name"]
-    began = time.perf_counter()
     connection.request("POST", "/mcp", body=json.dumps(body), headers=headers)
     response = connection.getresponse()
-    reply = json.loads(response.read())
-    if response.status != 200 or "error" in reply or reply["result"].get("isError"):
-        raise RuntimeError(f"{method}: HTTP {response.status}: {reply}")
+    return response.status, json.loads(response.read())
+
+
+def http_post(connection, request_id, method, params):
+    began = time.perf_counter()
+    status, reply = http_request(connection, request_id, method, params)
+    if status != 200 or "error" in reply or reply["result"].get("isError"):
+        raise RuntimeError(f"{method}: HTTP {status}: {reply}")
     return (time.perf_counter() - began) * 1000
 
 
@@ -482,12 +483,17 @@ COALESCE_MS = 1000
 WATCHED_PADS = 1000
 
 
-def rss_mib(process):
-    with open(f"/proc/{process.pid}/status") as status:
+def status_mib(pid, field):
+    """A memory figure of /proc/<pid>/status (`VmRSS`, `VmHWM`) in MiB."""
+    with open(f"/proc/{pid}/status") as status:
         for line in status:
-            if line.startswith("VmRSS:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     return None
+
+
+def rss_mib(process):
+    return status_mib(process.pid, "VmRSS")
 
 
 def subscribe(server, uri):

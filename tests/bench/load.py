@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from bench import MODERN_META, OUT, RUSTPAD, HttpServer, Rustpad, Server, percentile  # noqa: E402
+from bench import OUT, RUSTPAD, HttpServer, Rustpad, Server, http_request, percentile, status_mib  # noqa: E402
 from faults import FaultProxy  # noqa: E402
 
 PADS = 4
@@ -44,22 +44,8 @@ LINE = re.compile(r"^c\d+-\d+$")
 
 
 def tools_call(connection, request_id, tool, arguments):
-    """One tools/call over --http, in the 2026-07-28 revision: the JSON-RPC reply."""
-    body = {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments, "_meta": MODERN_META},
-    }
-    headers = {
-        "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": tool,
-    }
-    connection.request("POST", "/mcp", body=json.dumps(body), headers=headers)
-    return json.loads(connection.getresponse().read())
+    """One tools/call over --http: the JSON-RPC reply."""
+    return http_request(connection, request_id, "tools/call", {"name": tool, "arguments": arguments})[1]
 
 
 def call(connection, request_id, tool, arguments):
@@ -129,14 +115,6 @@ class UpstreamRustpad:
         self.process.wait()
 
 
-def peak_rss_mib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    return None
-
-
 def window_figures(records, since, until):
     """Calls that ended in [since, until) seconds of the run: how many, their p50 and p99."""
     latencies = [ms for began, ms, _, _, _ in records if since <= began + ms / 1000 < until]
@@ -193,7 +171,7 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
         thread.join()
     elapsed = time.perf_counter() - start
     reports = [person.stop() for person in people]
-    rss = peak_rss_mib(server.process.pid)
+    rss = round(status_mib(server.process.pid, "VmHWM"), 1)
     connection = server.connection()
     revisions = [revision_of(connection, pad) for pad in pads]
     connection.close()
