@@ -175,12 +175,14 @@ fn main() -> ExitCode {
             }
         },
     };
-    // A socket per watched pad, and per call (with its client's, over HTTP).
-    let calls = match &transport {
-        Transport::Stdio => limits.stdio_calls,
-        Transport::Http(_, http) => 2 * http.max_calls(),
-    };
-    if let Some(notice) = open_files::raise_limit((limits.watches.pads + calls) as u64) {
+    // A socket per watched pad, per call (with its client's, over HTTP), and per kept write.
+    let kept = state::held_writes::IN_ALL;
+    let calls = kept
+        + match &transport {
+            Transport::Stdio => limits.stdio_calls,
+            Transport::Http(_, http) => 2 * http.max_calls(),
+        };
+    if let Some(notice) = open_files::raise_limit((limits.watches.pads + calls) as u64, kept) {
         eprintln!("{notice}");
     }
     let code = runtime.block_on(run(component, check, transport, limits));

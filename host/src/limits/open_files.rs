@@ -9,13 +9,14 @@
 const BESIDES_SOCKETS: u64 = 64;
 
 /// Raises the soft limit on open files to the hard one; a notice for the
-/// operator when the limit is still below `sockets` + a margin.
-pub fn raise_limit(sockets: u64) -> Option<String> {
+/// operator when the limit is still below `sockets` + a margin (`kept` of
+/// them write connections kept between calls).
+pub fn raise_limit(sockets: u64, kept: usize) -> Option<String> {
     let needed = sockets + BESIDES_SOCKETS;
     let limit = raise();
     (limit < needed).then(|| {
         format!(
-            "rustpad-mcp: this process may open {limit} files, and its settings may need {needed} (a socket for every watched pad and every call, RUSTPAD_MCP_WATCHED_PADS and RUSTPAD_MCP_MAX_CALLS or RUSTPAD_MCP_HTTP_MAX_CALLS); past the limit new sockets fail. Raise it (ulimit -n, LimitNOFILE=) or lower those settings."
+            "rustpad-mcp: this process may open {limit} files, and its settings may need {needed} (a socket for every watched pad, every call and up to {kept} write connections kept between calls, RUSTPAD_MCP_WATCHED_PADS and RUSTPAD_MCP_MAX_CALLS or RUSTPAD_MCP_HTTP_MAX_CALLS); past the limit new sockets fail. Raise it (ulimit -n, LimitNOFILE=) or lower those settings."
         )
     })
 }

@@ -18,6 +18,7 @@ use super::{MAX_INSTANCES, MAX_TABLE_ELEMENTS, MEMORY_LIMIT_BYTES};
 use crate::egress::policy::Egress;
 use crate::limits::call_places::CallPlaces;
 use crate::limits::memory_budget::{MemoryBudget, Reservation};
+use crate::state::held_writes::HeldWrites;
 use crate::state::own_writes::OwnWrites;
 use crate::state::recently_used::RecentlyUsed;
 use crate::state::running_totals::RunningTotals;
@@ -42,6 +43,7 @@ pub struct CallState {
     pub(super) egress: Arc<Egress>,
     pub(super) tallies: Arc<RunningTotals>,
     pub(super) writers: Arc<OwnWrites>,
+    pub(super) held_writes: Arc<HeldWrites>,
     pub(super) elicitor: Option<Arc<dyn Elicitor>>,
     /// Where tool calls get their place; none: no bound.
     pub(super) places: Option<Arc<CallPlaces>>,

@@ -15,7 +15,7 @@ mod reply;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::component::{Component, Linker, ResourceTable};
 use wasmtime::{Engine, Store, Trap};
 use wasmtime_wasi::WasiCtxBuilder;
 use wasmtime_wasi_http::WasiHttpCtx;
@@ -24,6 +24,7 @@ use crate::egress::policy::Egress;
 use crate::limits::call_places::CallPlaces;
 use crate::limits::memory_budget::{MemoryBudget, Reservation};
 use crate::settings::Limits;
+use crate::state::held_writes::HeldWrites;
 use crate::state::own_writes::OwnWrites;
 use crate::state::recently_used::RecentlyUsed;
 use crate::state::running_totals::RunningTotals;
@@ -48,7 +49,7 @@ mod bindings {
         },
     });
 }
-use bindings::{Server, ServerPre, rustpad};
+use bindings::{Server, ServerPre};
 
 /// What a call may use beyond what every call gets.
 #[derive(Default, Clone)]
@@ -155,6 +156,7 @@ pub struct Runtime {
     egress: Arc<Egress>,
     tallies: Arc<RunningTotals>,
     writers: Arc<OwnWrites>,
+    held_writes: Arc<HeldWrites>,
     budget: Arc<MemoryBudget>,
 }
 
@@ -192,14 +194,7 @@ impl Runtime {
         let mut linker = Linker::<CallState>::new(&engine);
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
         wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
-        rustpad::mcp::errors::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        rustpad::mcp::websocket::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        rustpad::mcp::elicitation::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        rustpad::mcp::tally::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        rustpad::mcp::calls::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        rustpad::mcp::writers::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        rustpad::mcp::watches::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
-        rustpad::mcp::recent::add_to_linker::<_, HasSelf<CallState>>(&mut linker, |s| s)?;
+        imports::add_to_linker(&mut linker)?;
         let pre = ServerPre::new(linker.instantiate_pre(component)?)?;
         Ok(Runtime {
             engine,
@@ -211,6 +206,7 @@ impl Runtime {
                 Duration::from_secs(limits.tally_seconds as u64),
             )),
             writers: Arc::default(),
+            held_writes: Arc::default(),
             budget: Arc::new(MemoryBudget::new(limits.memory_mib)),
         })
     }
@@ -242,6 +238,7 @@ impl Runtime {
             egress: self.egress.clone(),
             tallies: self.tallies.clone(),
             writers: self.writers.clone(),
+            held_writes: self.held_writes.clone(),
             elicitor: grants.elicitor,
             places: grants.places,
             watching: grants.watching,

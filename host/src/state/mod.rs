@@ -2,7 +2,8 @@
 //! - for the whole process, shared by every instance: running totals and
 //!   turns ([`running_totals`], behind the WIT interface `tally`) and which
 //!   of Rustpad's connections this process wrote over ([`own_writes`],
-//!   behind `writers`);
+//!   behind `writers`), and the write connections kept between calls
+//!   ([`held_writes`], behind `held-writes`);
 //! - for one client's session (a stdio connection, a 2025-11-25 HTTP
 //!   session): what it used lately ([`recently_used`], behind `recent`), its
 //!   subscriptions and the watchers behind them ([`watches`], behind
@@ -14,6 +15,7 @@
 
 pub mod client_address;
 pub mod client_queue;
+pub mod held_writes;
 pub mod own_writes;
 pub mod recently_used;
 pub mod running_totals;

@@ -3,10 +3,16 @@
 //! server's own writes do not wake it. Shared by every instance in the
 //! process; the keys are the component's and mean nothing here.
 //!
-//! Bounded three ways: a few connections per pad (the newest kept), a number
-//! of pads (the one noted longest ago goes first), and a time (a note older
-//! than [`KEPT_FOR`] is forgotten). Forgetting only lets one of our own old
-//! writes end a wait, never hides a person's edit.
+//! One note per write: a connection the host keeps between calls
+//! (`held_writes`) carries many writes, each noted in flight and then with
+//! the revision of its last entry, and the removal rule credits this process
+//! with an entry only where a note names its connection and revision.
+//!
+//! Bounded three ways: a few dozen writes per pad (the newest kept), a
+//! number of pads (the one noted longest ago goes first), and a time (a note
+//! older than [`KEPT_FOR`] is forgotten). Forgetting only lets one of our own
+//! old writes end a wait, or count as anyone's text, never hides a person's
+//! edit.
 //!
 //! Behind the WIT interface `writers` (runtime::imports::writers).
 
@@ -14,8 +20,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Connections kept per pad.
-const PER_PAD: usize = 32;
+/// Writes kept per pad.
+const PER_PAD: usize = 64;
 /// Pads kept at once.
 const PADS: usize = 10_000;
 /// How long a note is kept.
@@ -47,10 +53,16 @@ impl OwnWrites {
         }
         let (noted, notes) = pads.entry(key).or_insert_with(|| (now, VecDeque::new()));
         *noted = now;
-        match notes.iter_mut().find(|(n, _)| *n == number) {
-            // The same number again is the same write confirmed, or (after
-            // Rustpad restarted and numbered anew) a new one in flight.
-            Some(existing) => existing.1 = last_revision,
+        // A write of this connection's in flight is the one now confirmed
+        // (or noted in flight again); otherwise this is a new write: the
+        // connection's next one, or (after Rustpad restarted and numbered
+        // anew) another connection's of the same number.
+        match notes
+            .iter_mut()
+            .rev()
+            .find(|(n, last)| *n == number && last.is_none())
+        {
+            Some(in_flight) => in_flight.1 = last_revision,
             None => {
                 if notes.len() >= PER_PAD {
                     notes.pop_front();
@@ -88,17 +100,25 @@ mod tests {
     }
 
     #[test]
+    fn a_connection_that_writes_again_has_a_note_per_write() {
+        let writers = OwnWrites::default();
+        writers.note("p".into(), 7, None);
+        writers.note("p".into(), 7, Some(12));
+        writers.note("p".into(), 7, None);
+        assert_eq!(writers.noted("p"), [(7, Some(12)), (7, None)]);
+        writers.note("p".into(), 7, Some(14));
+        assert_eq!(writers.noted("p"), [(7, Some(12)), (7, Some(14))]);
+    }
+
+    #[test]
     fn only_the_newest_connections_of_a_pad_are_kept() {
         let writers = OwnWrites::default();
-        for number in 0..100 {
+        for number in 0..PER_PAD as u64 + 50 {
             writers.note("p".into(), number, Some(number));
         }
         let noted = writers.noted("p");
         assert_eq!(noted.len(), PER_PAD);
-        assert_eq!(
-            noted.first(),
-            Some(&(100 - PER_PAD as u64, Some(100 - PER_PAD as u64)))
-        );
+        assert_eq!(noted.first(), Some(&(50, Some(50))));
     }
 
     #[test]

@@ -20,7 +20,9 @@
 //! Behind the WIT interface `websocket` (runtime::imports::websocket).
 
 pub mod frames;
+pub mod kept;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -31,7 +33,7 @@ use tokio_tungstenite::tungstenite::protocol::{Message, Role, WebSocketConfig};
 
 use crate::egress::policy::{CONNECT_TIMEOUT, ConnectError, Egress};
 use crate::egress::websocket::frames::{Frames, READ_BUFFER_BYTES, Refused};
-use crate::limits::memory_budget::MemoryBudget;
+use crate::limits::memory_budget::{MemoryBudget, Reservation};
 
 use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 use rustpad_mcp_rules::watching::{MAX_MESSAGES_PER_ROUND, ROUND};
@@ -70,8 +72,12 @@ pub struct Connection {
     budget: Arc<MemoryBudget>,
     /// When anything last came (a pong included).
     heard: Instant,
-    /// The message that ended a [`Connection::wait_for`], for the next reader.
-    waking: Option<String>,
+    /// Messages read for the next reader, in order: the one that ended a
+    /// [`Connection::wait_for`], or what came while the host kept the
+    /// connection between writes ([`kept`]).
+    unread: VecDeque<String>,
+    /// What `unread` holds, taken from the budget.
+    unread_held: Reservation,
 }
 
 fn config() -> WebSocketConfig {
@@ -127,7 +133,10 @@ impl Connection {
             ended: None,
             budget: budget.clone(),
             heard: Instant::now(),
-            waking: None,
+            unread: VecDeque::new(),
+            unread_held: budget
+                .reserve(0)
+                .map_err(|reason| ImportError::new(ErrorKind::Busy, reason))?,
         })
     }
 
@@ -164,7 +173,10 @@ impl Connection {
     /// (the timeout polls the read first), so a reader can take what waits
     /// with a timeout of 0.
     pub async fn recv(&mut self, timeout: Duration) -> Result<Option<String>, ImportError> {
-        if let Some(text) = self.waking.take() {
+        if let Some(text) = self.unread.pop_front() {
+            let left = self.unread.iter().map(String::len).sum();
+            // Giving back never fails.
+            let _ = self.budget.resize(&mut self.unread_held, left);
             return Ok(Some(text));
         }
         let deadline = tokio::time::Instant::now() + timeout;
@@ -235,7 +247,7 @@ impl Connection {
             {
                 Ok(Some(text)) => {
                     if wake.iter().any(|start| text.starts_with(start.as_str())) {
-                        self.waking = Some(text);
+                        self.unread.push_back(text);
                         return Woken::Wake;
                     }
                     if counting_since.elapsed() > ROUND {
@@ -357,7 +369,7 @@ fn describe(error: &WsError) -> ImportError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use tokio::net::TcpListener;
 
     use super::*;
@@ -365,7 +377,7 @@ mod tests {
     const WAKE: &str = "{\"History\":";
 
     /// A held connection to a WebSocket server on loopback that `serve`s it.
-    async fn held<F, Fut>(serve: F) -> Connection
+    pub(crate) async fn held<F, Fut>(serve: F) -> Connection
     where
         F: FnOnce(WebSocketStream<tokio::net::TcpStream>) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = ()> + Send,
