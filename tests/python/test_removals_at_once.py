@@ -158,6 +158,28 @@ async def test_blocks_removed_at_once_never_take_more_than_half(kind, rustpad, p
                 assert done == n // 2, results
 
 
+async def test_removals_beside_appends_on_kept_connections_still_add_up(rustpad, pad):
+    """Appends in our host go on connections it keeps between calls, each carrying many writes:
+    removals sent at the same moment as such appends still add up to at most half of a person's
+    pad, and every append lands once."""
+    with spread_of("one-http-modern", rustpad) as place:
+        for n in (4, 8):
+            name = f"{pad}-{n}"
+            original = blocks(n)
+            place.rustpad.seed(name, "".join(original))
+            # Appends at once leave the host a kept connection each.
+            first = at_once(place, [("append_to_document", {"id": name, "text": f"note {i}\n"}) for i in range(4)])
+            assert all(went_ahead(result) for result in first), first
+            calls = [("replace_in_document", {"id": name, "search": block, "replace": ""}) for block in original]
+            calls += [("append_to_document", {"id": name, "text": f"later {i}\n"}) for i in range(4)]
+            results = at_once(place, calls)
+            check_at_most_half_gone(place.rustpad, name, original, results[:n])
+            assert all(went_ahead(result) for result in results[n:]), results[n:]
+            text = place.rustpad.text(name)
+            for i in range(4):
+                assert text.count(f"note {i}\n") == 1 and text.count(f"later {i}\n") == 1, text
+
+
 EARLIER = ["another-process", "a-person-who-left", "forgotten-by-the-tally"]
 
 

@@ -75,6 +75,21 @@ async def test_an_append_taken_back_leaves_exactly_the_persons_text(rustpad, pad
     assert rustpad.text(pad) == "first line\nTYPED BY A PERSON 🎉\nlast line\n"
 
 
+async def test_a_change_handle_takes_back_one_write_of_a_kept_connection(rustpad, pad, client):
+    """Appends in a row go on one kept connection (the host keeps it between calls); the handle
+    of the middle one takes back that write alone, not the connection's later ones."""
+    rustpad.seed(pad, "start\n")
+    written = [
+        ok(await call(client, "append_to_document", {"id": pad, "text": f"{word}\n"}))
+        for word in ("one", "two", "three")
+    ]
+    connections = {CHANGE.match(w["change"]).group(2) for w in written}
+    assert len(connections) == 1, written
+    undone = ok(await call(client, "revert_changes", {"id": pad, "change": written[1]["change"]}))
+    assert undone["taken_back"] == 1 and undone["removed_characters"] == len("two\n")
+    assert rustpad.text(pad) == "start\none\nthree\n"
+
+
 async def test_this_servers_writes_since_a_base_are_taken_back_and_no_one_elses(rustpad, pad, client):
     rustpad.seed(pad, "one\ntwo\n")
     first = ok(await call(client, "append_to_document", {"id": pad, "text": "three\n"}))

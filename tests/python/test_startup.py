@@ -93,4 +93,4 @@ def test_the_open_file_limit_is_raised_to_the_hard_one_and_a_short_one_is_told(r
     # A hard limit below what the settings may need: the operator hears of it, and it still starts.
     running_with, said = _open_files_limit_of(64, 512, minimal_env(RUSTPAD_URL=rustpad.url, RUSTPAD_MCP_WATCHED_PADS="1000"))
     assert running_with == 512
-    assert "this process may open 512 files, and its settings may need 1080" in said, said
+    assert "this process may open 512 files, and its settings may need 1144" in said, said

@@ -10,7 +10,18 @@ import re
 
 import pytest
 
-from conftest import ERAS, MAX_DOCUMENT_CHARS, call, edits, failed, frame_kinds, marks, ok, text_of
+from conftest import (
+    ERAS,
+    MAX_DOCUMENT_CHARS,
+    call,
+    changes_nothing,
+    edits,
+    failed,
+    frame_kinds,
+    marks,
+    ok,
+    text_of,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -264,8 +275,7 @@ async def test_set_language_changes_the_pads_language(client, rustpad, pad):
 
 
 async def test_writes_announce_the_server_as_collaborator_rustpad_mcp(client, rustpad, pad):
-    rustpad.seed(pad, "x")
-    ok(await call(client, "append_to_document", {"id": pad, "text": "y"}))
+    ok(await call(client, "create_document", {"id": pad, "text": "y"}))
     frames = rustpad.log(pad)
     kinds = frame_kinds(frames)
     assert frames[kinds.index("ClientInfo")] == MCP_CLIENT_INFO
@@ -274,6 +284,34 @@ async def test_writes_announce_the_server_as_collaborator_rustpad_mcp(client, ru
     # Its mark first (an edit that keeps the whole text), then the change.
     assert len(marks(rustpad, pad)) == 1 and len(edits(rustpad, pad)) == 1
     assert kinds.count("Edit") == 2
+
+
+async def test_appends_go_on_one_kept_connection_that_people_never_see(client, rustpad, pad):
+    rustpad.seed(pad, "x")
+    with rustpad.person(pad) as person:
+        for letter in "abc":
+            ok(await call(client, "append_to_document", {"id": pad, "text": letter}))
+        await person.expect(lambda line: "History" in line.get("server", {}) and any(
+            entry["operation"][-1:] == ["c"] for entry in line["server"]["History"]["operations"]
+        ))
+        relayed = [line["server"] for line in person.seen if "server" in line]
+    entries = [
+        entry for message in relayed if "History" in message
+        for entry in message["History"]["operations"]
+    ]
+    writers = {entry["id"] for entry in entries if entry["id"] != person.identity}
+    # One connection carried all three writes, each its own mark and edit.
+    assert len(writers) == 1, entries
+    assert len(entries) == 6, entries
+    assert [changes_nothing(entry["operation"]) for entry in entries] == [True, False] * 3
+    # Nothing else reached the person: no name, and at most the empty caret it joined with.
+    (writer,) = writers
+    assert not [m for m in relayed if "UserInfo" in m and m["UserInfo"]["id"] == writer]
+    carets = [m for m in relayed if "UserCursor" in m and m["UserCursor"]["id"] == writer]
+    assert carets in ([], [{"UserCursor": {"id": writer, "data": {"cursors": [], "selections": []}}}])
+    # Only the first write joined: one snapshot barrier, three marks, three edits.
+    assert frame_kinds(rustpad.log(pad)).count("CursorData") == 1
+    assert rustpad.text(pad) == "xabc"
 
 
 # -- input errors: refused before any connection -----------------------------------------------

@@ -1,11 +1,12 @@
 //! What the host running this component grants beyond WASI, and what follows
-//! from it. The rest of the guest reaches the outside world through the seven
+//! from it. The rest of the guest reaches the outside world through the eight
 //! modules re-exported here, whichever build it is:
 //!
 //! - for rustpad-mcp's own host, they are the imports of the `server` world:
 //!   a socket to Rustpad through the host's egress policy, questions pushed to
 //!   the client mid-call, and records (a tally of removals, call places, the
-//!   connections this process wrote over) that outlive one request;
+//!   connections this process wrote over, write connections kept between
+//!   calls) that outlive one request;
 //! - for a WebAssembly host (`wasm-host`: the `wasi-http` component and the
 //!   `act` plugin), nothing outlives a request and nothing can be pushed to
 //!   the client: the socket is the component's own (over `wasi:sockets`), and
@@ -28,10 +29,10 @@ pub mod websocket;
 
 #[cfg(not(feature = "wasm-host"))]
 pub use crate::bindings::rustpad::mcp::{
-    calls, elicitation, recent, tally, watches, websocket, writers,
+    calls, elicitation, held_writes, recent, tally, watches, websocket, writers,
 };
 #[cfg(feature = "wasm-host")]
-pub use stateless::{calls, elicitation, recent, tally, watches, writers};
+pub use stateless::{calls, elicitation, held_writes, recent, tally, watches, writers};
 
 /// How an import fails: a kind to act on, and a message (the WIT's
 /// `errors`); the component's own socket in WebAssembly hosts fails the

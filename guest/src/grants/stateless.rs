@@ -25,6 +25,26 @@ pub mod writers {
     }
 }
 
+/// Write connections kept between calls: none outlives a request, so every
+/// write joins its pad afresh.
+pub mod held_writes {
+    use crate::grants::websocket::Connection;
+
+    /// A kept connection and its cursor (see the `held-writes` interface).
+    pub struct Held {
+        pub connection: Connection,
+        pub cursor: String,
+    }
+
+    pub fn take(_key: &str) -> Option<Held> {
+        None
+    }
+
+    pub fn give(_key: &str, connection: Connection, _cursor: &str) {
+        connection.close();
+    }
+}
+
 /// Questions pushed to the client mid-call: impossible without sessions.
 /// The guard never asks here (see `grants::PUSHES_QUESTIONS`); this answer
 /// only keeps a call that somehow did from waiting.

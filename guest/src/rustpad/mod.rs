@@ -10,6 +10,7 @@ mod error;
 pub mod fold;
 pub mod heard;
 pub mod http;
+mod kept;
 pub mod marks;
 pub mod order;
 pub mod ot;

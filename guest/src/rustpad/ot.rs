@@ -149,6 +149,15 @@ impl Document {
         }
     }
 
+    /// A document that keeps its text, holding `text` (read elsewhere).
+    pub fn of_text(text: &str) -> Document {
+        let rope = Rope::from_str(text);
+        Document {
+            length: rope.len_chars(),
+            text: Some(rope),
+        }
+    }
+
     /// Length in code points, as Rustpad counts.
     pub fn len(&self) -> usize {
         self.length

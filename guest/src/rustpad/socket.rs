@@ -50,7 +50,7 @@ pub struct PadSocket {
     pub(super) connection: Connection,
     pub(super) state: PadState,
     /// Marking entries this connection has sent (see [`marks`]).
-    marks_sent: usize,
+    pub(super) marks_sent: usize,
     /// Where to reconnect to learn an edit's outcome (see [`super::settle`]);
     /// None for a session resumed from an earlier look's connection.
     pub(super) url: Option<RustpadUrl>,
@@ -60,6 +60,10 @@ pub struct PadSocket {
     pub(super) acknowledgement_lost: bool,
     /// An edit went out on this session and is not known to have failed.
     pub(super) edit_sent: bool,
+    /// The connection never named itself (a look's barrier): a write on it
+    /// shows no caret either, so people's editors are sent nothing but its
+    /// history entries (see [`super::kept`]).
+    pub(super) unseen: bool,
 }
 
 /// Where a write stands in the pad's order of writes once it has queued
@@ -92,6 +96,12 @@ impl PadSocket {
         PadSocket::open(url, id, Barrier::UserInfo, track)
     }
 
+    /// Connects ready to write without a name or a caret, for a write whose
+    /// connection the host may keep afterwards (see [`super::kept`]).
+    pub fn join_unseen(url: &RustpadUrl, id: &str, track: Track) -> Result<PadSocket, Error> {
+        PadSocket::open(url, id, Barrier::Cursor, track)
+    }
+
     /// Goes on with the connection of an earlier look at pad `id`, which
     /// had reached `revision` with a text of `length` code points and read
     /// nothing since (what came since waits on the connection).
@@ -110,6 +120,7 @@ impl PadSocket {
             started: None,
             acknowledgement_lost: false,
             edit_sent: false,
+            unseen: true,
         }
     }
 
@@ -155,6 +166,7 @@ impl PadSocket {
             started: None,
             acknowledgement_lost: false,
             edit_sent: false,
+            unseen: barrier == Barrier::Cursor,
         };
         if track.authorship {
             // Before the snapshot is folded: text is credited as it comes.
@@ -318,10 +330,11 @@ impl PadSocket {
         // The caret after the mark: Rustpad records the mark before it
         // relays the caret, so whoever sees the caret and then reads the
         // history finds this connection marked as a writer, not a person
-        // who took the name. None while another write of ours is under way:
+        // who took the name. None on a connection without a name, and none
+        // while another write of ours is under way:
         // each caret is one more message in the small queue Rustpad relays
         // to every editor, which many writes at once can overflow.
-        let shown = shown.filter(|_| !self.state.another_write_under_way());
+        let shown = shown.filter(|_| !self.unseen && !self.state.another_write_under_way());
         if let Some(Change { at, replaced }) = shown {
             let selections: &[[u64; 2]] = if replaced > 0 {
                 &[[at, at + replaced]]
@@ -455,39 +468,4 @@ pub fn writers_key(id: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn absorb(state: &mut PadState, frame: &str) {
-        let deadline = Instant::now() + Duration::from_secs(5);
-        state.absorb(frame, deadline).unwrap();
-    }
-
-    #[test]
-    fn the_frames_tell_which_earlier_writes_are_under_way() {
-        let mut state = PadState::new("pad", Track::TEXT.with_authorship());
-        absorb(&mut state, r#"{"Identity":9}"#);
-        absorb(
-            &mut state,
-            r#"{"History":{"start":0,"operations":[{"id":1,"operation":["abc"]},{"id":4,"operation":[3]},{"id":5,"operation":[3]}]}}"#,
-        );
-        // Writer 4 is still at the pad; writer 5 left before the snapshot.
-        absorb(
-            &mut state,
-            r#"{"UserInfo":{"id":4,"info":{"name":"rustpad-mcp","hue":1}}}"#,
-        );
-        assert_eq!(
-            state.ahead(),
-            None,
-            "nothing is ahead before this session's own mark"
-        );
-        absorb(
-            &mut state,
-            r#"{"History":{"start":3,"operations":[{"id":9,"operation":[3]}]}}"#,
-        );
-        assert_eq!(state.ahead().unwrap().awaited, [4]);
-        absorb(&mut state, r#"{"UserInfo":{"id":4,"info":null}}"#);
-        let ahead = state.ahead().unwrap();
-        assert!(ahead.done() && ahead.left_since, "{ahead:?}");
-    }
-}
+mod tests;

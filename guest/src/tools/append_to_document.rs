@@ -6,11 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use super::args::{NonEmptyText, PadId};
 use super::outcome::ToolResult;
-use super::session::{Revertible, Written, check_limit, undo_fields, with_session, written};
+use super::session::{
+    Revertible, Written, check_limit, undo_fields, with_kept_session, written,
+};
 use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
-use crate::rustpad::socket::Track;
 use crate::text::{char_len, count};
 
 pub static TOOL: Tool = Tool {
@@ -46,7 +47,7 @@ fn run(call: &Call) -> ToolResult {
     } = call.arguments()?;
     let appended = char_len(text);
     // The text is kept so that the result can name the change (its bases).
-    let (after, undo) = with_session(call, id, Track::TEXT, |socket| {
+    let (after, undo) = with_kept_session(call, id, |socket| {
         let before = socket.document().len();
         check_limit(before + appended)?;
         let operation = Builder::new().retain(before).insert(text).finish();

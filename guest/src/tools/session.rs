@@ -87,6 +87,46 @@ fn join(call: &Call, id: &str, track: Track) -> Result<PadSocket, ToolError> {
     Ok(socket)
 }
 
+/// Runs `work` on a write session that adds text and removes none (it is
+/// not judged by the removal rule): on a connection the host kept from an
+/// earlier write to pad `id` when there is one, else on a new one without a
+/// name; afterwards the host may keep the connection for the next write
+/// (see `rustpad::kept`). In a host that keeps nothing, as
+/// [`with_session`].
+pub fn with_kept_session<T>(
+    call: &Call,
+    id: &str,
+    mut work: impl FnMut(&mut PadSocket) -> Result<T, ToolError>,
+) -> Result<T, ToolError> {
+    if grants::STATELESS {
+        return with_session(call, id, Track::TEXT, work);
+    }
+    attempts(call, || {
+        let mut socket = match PadSocket::take_kept(call.url, id) {
+            Some(socket) => {
+                if let Some(started) = socket.started() {
+                    call.started.set(Some(started));
+                }
+                socket
+            }
+            None => {
+                let mut socket = PadSocket::join_unseen(call.url, id, Track::TEXT)?;
+                if let Ok(started) = call.rustpad_started() {
+                    socket.know_started(started);
+                }
+                socket
+            }
+        };
+        let outcome = work(&mut socket).map_err(|error| said_of_write(error, &socket));
+        note_acknowledgement(call, &socket);
+        match outcome {
+            Ok(_) => socket.keep_or_close(),
+            Err(_) => socket.close(),
+        }
+        outcome
+    })
+}
+
 /// The session's edit was found in the history after its acknowledgement
 /// was lost: the call's result says so.
 fn note_acknowledgement(call: &Call, socket: &PadSocket) {

@@ -16,17 +16,22 @@ pub(super) fn undo_of(socket: &PadSocket, since: &Since, id: &str, target: &Targ
     let authorship = socket
         .authorship()
         .expect("the session follows who wrote what");
+    // A handle names one write: its connection's entries after the base up
+    // to the first that changed the text (its edit; a kept connection goes
+    // on with later writes, which are not this change).
+    let mut through = u64::MAX;
     let connection = match target {
         Target::Change(ChangeHandle(handle)) => {
-            let made = since.entries().iter().any(|entry| {
+            let edit = (since.revision() + 1..).zip(since.entries()).find(|(_, entry)| {
                 entry.author == handle.connection && !entry.operation.is_noop()
             });
-            if !made {
+            let Some((revision, _)) = edit else {
                 return Err(ToolError::new(format!(
                     "Nothing was written: pad \"{id}\"'s history holds no change by connection {} after base {}, so change {handle} was never made (its write failed before its edit landed).",
                     handle.connection, handle.before
                 )));
-            }
+            };
+            through = revision;
             Some(handle.connection)
         }
         Target::Since { by: By::Connection(n), .. } => Some(*n),
@@ -34,8 +39,8 @@ pub(super) fn undo_of(socket: &PadSocket, since: &Since, id: &str, target: &Targ
         Target::Since { by: By::Everyone, .. } => return back_to_base(socket, since, id),
         Target::Since { by: By::ThisServer, .. } => None,
     };
-    let chosen = |_, author| match connection {
-        Some(connection) => author == connection,
+    let chosen = |revision, author| match connection {
+        Some(connection) => author == connection && revision <= through,
         None => authorship.is_own(author),
     };
     let mut reverts: Vec<u64> = Vec::new();

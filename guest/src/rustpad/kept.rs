@@ -1,0 +1,137 @@
+//! A write's connection kept between calls, where the host keeps one
+//! (`grants::held_writes`): the next write to the pad goes on from it
+//! instead of joining again, so it is not sent the pad's whole history and
+//! costs its own change. In a host that keeps nothing every write joins
+//! afresh, as it always may.
+//!
+//! What keeps the guard whole on a connection that carries many writes
+//! (argued in docs/security.md, "Writes on a held socket"):
+//! - each write sends its own mark before its edit, so its place in the
+//!   order of writes, and its class, are read from its own entries
+//!   (`marks`, `order`);
+//! - a connection is kept only when its last entry in the history changed
+//!   the text: a mark left without its edit, or an edit Rustpad stored as a
+//!   keep after a collision, would run into the next write's mark;
+//! - it never has a name or shows a caret (joined with a look's barrier),
+//!   so people's editors draw nothing between writes, and the order still
+//!   sees it listed by its empty caret;
+//! - only sessions that keep the text and follow nobody's authorship are
+//!   kept (appends): a removal joins afresh, so the guard judges it on the
+//!   whole history, as in every host.
+//!
+//! The cursor is what such a session knows: the connection's number, the
+//! revision, the text and the language, and Rustpad's start time. What came
+//! while the host held the connection is read first, before the write
+//! builds its edit.
+
+use std::borrow::Cow;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::socket::{PadSocket, writers_key};
+use super::state::PadState;
+use super::track::Track;
+use super::url::RustpadUrl;
+use crate::grants::held_writes;
+
+/// The cursor's form; a cursor of another form is not used.
+const FORM: u32 = 1;
+/// Messages a taken session reads before it writes, at most.
+const CATCH_UP_AT_MOST: usize = 10_000;
+
+/// What a kept write session knew when it was handed to the host.
+#[derive(Serialize, Deserialize)]
+struct Cursor<'a> {
+    form: u32,
+    pad: Cow<'a, str>,
+    connection: u64,
+    revision: u64,
+    text: Cow<'a, str>,
+    language: Option<Cow<'a, str>>,
+    started: Option<u64>,
+}
+
+impl PadSocket {
+    /// A write session on a connection the host kept for pad `id`, caught up
+    /// with what came while it was kept; none when the host keeps none, or
+    /// the one it kept has ended (it is closed, and the write joins afresh).
+    pub fn take_kept(url: &RustpadUrl, id: &str) -> Option<PadSocket> {
+        let held = held_writes::take(&writers_key(id))?;
+        let cursor = match serde_json::from_str::<Cursor>(&held.cursor) {
+            Ok(cursor) if cursor.form == FORM && cursor.pad == id => cursor,
+            _ => {
+                held.connection.close();
+                return None;
+            }
+        };
+        let mut state = PadState::new(id, Track::TEXT);
+        state.me = Some(cursor.connection);
+        state.revision = cursor.revision;
+        state.document = super::ot::Document::of_text(&cursor.text);
+        state.language = cursor.language.map(Cow::into_owned);
+        // Which connections are writers is read from whole histories only.
+        state.marked = None;
+        let mut socket = PadSocket {
+            connection: held.connection,
+            state,
+            marks_sent: 0,
+            url: Some(url.clone()),
+            started: cursor.started,
+            acknowledgement_lost: false,
+            edit_sent: false,
+            unseen: true,
+        };
+        // What waits is read; what keeps coming after that is read as the
+        // write waits for its acknowledgement (Rustpad transforms the edit
+        // over it, as over any edit made while one is in flight).
+        for _ in 0..CATCH_UP_AT_MOST {
+            match socket.next_event(Instant::now()) {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(_) => {
+                    socket.close();
+                    return None;
+                }
+            }
+        }
+        Some(socket)
+    }
+
+    /// When Rustpad started, as this session knows it.
+    pub fn started(&self) -> Option<u64> {
+        self.started
+    }
+
+    /// Hands the connection to the host for the next write to this pad when
+    /// it may carry one (see the module's notes), else closes it.
+    pub fn keep_or_close(self) {
+        let edit = self.own_edit().map(|edit| edit.revision);
+        let keepable = self.unseen
+            && self.edit_sent
+            && !self.acknowledgement_lost
+            && edit.is_some()
+            && edit == self.last_own_revision()
+            && self.authorship().is_none();
+        let (Some(text), Some(connection), true) = (self.document().text(), self.me(), keepable)
+        else {
+            return self.close();
+        };
+        let cursor = Cursor {
+            form: FORM,
+            pad: Cow::Borrowed(&self.state.id),
+            connection,
+            revision: self.revision(),
+            text: Cow::Owned(text),
+            language: self.state.language.as_deref().map(Cow::Borrowed),
+            started: self.started,
+        };
+        match serde_json::to_string(&cursor) {
+            Ok(cursor) => {
+                let key = writers_key(&self.state.id);
+                held_writes::give(&key, self.connection, &cursor);
+            }
+            Err(_) => self.close(),
+        }
+    }
+}
