@@ -13,7 +13,16 @@ pub fn digest(parts: &[&str]) -> String {
 
 /// The first 16 hex digits of a text's SHA-256: enough to tell contents apart.
 pub fn fingerprint(text: &str) -> String {
-    hex(&Sha256::digest(text.as_bytes()))[..16].to_string()
+    let mut hasher = Sha256::new();
+    hasher.update(text.as_bytes());
+    fingerprint_of(hasher)
+}
+
+/// [`fingerprint`] of what `hasher` has taken in, for a text given in
+/// pieces (or two texts that begin alike, sharing the hashing of their
+/// beginning: a hasher can be cloned half way).
+pub fn fingerprint_of(hasher: Sha256) -> String {
+    hex(&hasher.finalize())[..16].to_string()
 }
 
 pub fn hex(bytes: &[u8]) -> String {

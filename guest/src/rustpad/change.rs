@@ -20,17 +20,19 @@ pub struct OwnEdit {
     pub revision: u64,
     pub before: Rope,
     pub after: Rope,
+    /// Code points at the start that the edit kept as they were.
+    pub kept_first: usize,
 }
 
 impl OwnEdit {
-    /// The base just before the edit.
-    pub fn base_before(&self) -> Base {
-        Base::of(self.revision - 1, &self.before.to_string())
-    }
-
-    /// The base just after it.
-    pub fn base_after(&self) -> Base {
-        Base::of(self.revision, &self.after.to_string())
+    /// The bases just before the edit and just after it.
+    pub fn bases(&self) -> (Base, Base) {
+        Base::of_edit(
+            self.revision - 1,
+            &self.before,
+            &self.after,
+            self.kept_first,
+        )
     }
 }
 

@@ -94,6 +94,16 @@ fn insert<E: de::Error>(text: Cow<'_, str>) -> Result<Part<'_>, E> {
 impl Operation<'_> {
     /// The same edit as the `operational-transform` crate holds it, for
     /// transforming and composing.
+    /// Code points at the start of the text the operation keeps as they
+    /// are (its leading retain; a retain after a delete that an insert puts
+    /// back is not counted, which only makes it smaller).
+    pub fn kept_first(&self) -> usize {
+        match self.0.first() {
+            Some(Part::Retain(n)) => *n as usize,
+            _ => 0,
+        }
+    }
+
     pub fn to_seq(&self) -> OperationSeq {
         let mut seq = OperationSeq::with_capacity(self.0.len());
         for part in &self.0 {

@@ -456,6 +456,7 @@ impl PadState {
                     revision: self.revision,
                     before,
                     after: after.clone(),
+                    kept_first: entry.operation.kept_first(),
                 });
             }
             if mine {

@@ -275,7 +275,7 @@ pub fn undo_fields(socket: &PadSocket, call: &Call) -> Undoable {
     let Some(edit) = socket.own_edit() else {
         return Undoable::default();
     };
-    let before = edit.base_before();
+    let (before, after) = edit.bases();
     let change = match (socket.me(), call.rustpad_started()) {
         (Some(connection), Ok(started)) => Some(Handle {
             before: before.clone(),
@@ -287,7 +287,7 @@ pub fn undo_fields(socket: &PadSocket, call: &Call) -> Undoable {
     Undoable {
         change: change.map(|handle| handle.to_string()),
         base_before: Some(before.to_string()),
-        base: Some(edit.base_after().to_string()),
+        base: Some(after.to_string()),
     }
 }
 
