@@ -19,10 +19,11 @@
 //!   kept (appends): a removal joins afresh, so the guard judges it on the
 //!   whole history, as in every host.
 //!
-//! The cursor is what such a session knows: the connection's number, the
-//! revision, the text and the language, and Rustpad's start time. What came
-//! while the host held the connection is read first, before the write
-//! builds its edit.
+//! The cursor is what such a session knows: a line of JSON (the
+//! connection's number, the revision, the language and Rustpad's start
+//! time), then the text as it is, unescaped, since it is most of the cursor
+//! and a write should not pay to encode and decode it. What came while the
+//! host held the connection is read first, before the write builds its edit.
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -36,18 +37,18 @@ use super::url::RustpadUrl;
 use crate::grants::held_writes;
 
 /// The cursor's form; a cursor of another form is not used.
-const FORM: u32 = 1;
+const FORM: u32 = 2;
 /// Messages a taken session reads before it writes, at most.
 const CATCH_UP_AT_MOST: usize = 10_000;
 
-/// What a kept write session knew when it was handed to the host.
+/// What a kept write session knew when it was handed to the host, but its
+/// text (which follows the line this makes).
 #[derive(Serialize, Deserialize)]
 struct Cursor<'a> {
     form: u32,
     pad: Cow<'a, str>,
     connection: u64,
     revision: u64,
-    text: Cow<'a, str>,
     language: Option<Cow<'a, str>>,
     started: Option<u64>,
 }
@@ -58,7 +59,8 @@ impl PadSocket {
     /// the one it kept has ended (it is closed, and the write joins afresh).
     pub fn take_kept(url: &RustpadUrl, id: &str) -> Option<PadSocket> {
         let held = held_writes::take(&writers_key(id))?;
-        let cursor = match serde_json::from_str::<Cursor>(&held.cursor) {
+        let (line, text) = held.cursor.split_once('\n').unwrap_or_default();
+        let cursor = match serde_json::from_str::<Cursor>(line) {
             Ok(cursor) if cursor.form == FORM && cursor.pad == id => cursor,
             _ => {
                 held.connection.close();
@@ -68,7 +70,7 @@ impl PadSocket {
         let mut state = PadState::new(id, Track::TEXT);
         state.me = Some(cursor.connection);
         state.revision = cursor.revision;
-        state.document = super::ot::Document::of_text(&cursor.text);
+        state.document = super::ot::Document::of_text(text);
         state.language = cursor.language.map(Cow::into_owned);
         // Which connections are writers is read from whole histories only.
         state.marked = None;
@@ -122,14 +124,14 @@ impl PadSocket {
             pad: Cow::Borrowed(&self.state.id),
             connection,
             revision: self.revision(),
-            text: Cow::Owned(text),
             language: self.state.language.as_deref().map(Cow::Borrowed),
             started: self.started,
         };
         match serde_json::to_string(&cursor) {
-            Ok(cursor) => {
+            // JSON escapes every line break, so the first one ends the line.
+            Ok(line) => {
                 let key = writers_key(&self.state.id);
-                held_writes::give(&key, self.connection, &cursor);
+                held_writes::give(&key, self.connection, &format!("{line}\n{text}"));
             }
             Err(_) => self.close(),
         }
