@@ -198,6 +198,16 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
         "outcomes": dict(by_outcome),
         "first_10s": window_figures(records, 0, WINDOW),
         "last_10s": window_figures(records, seconds - WINDOW, seconds),
+        # Calls served in each 10 s, and how long the pads had grown by its end (each call adds
+        # two entries: its mark and its edit), to tell a write's cost at a given pad size.
+        "per_10s": [
+            window_figures(records, start, start + WINDOW).get("calls", 0)
+            for start in range(0, int(seconds), int(WINDOW))
+        ],
+        "entries_per_pad_by_10s": [
+            2 * sum(1 for began, ms, _, _, _ in records if began + ms / 1000 < start + WINDOW) // len(pads)
+            for start in range(0, int(seconds), int(WINDOW))
+        ],
         "lost": sum(1 for key in landed if present[key] == 0),
         "doubled": sum(1 for count in present.values() if count > 1),
         "not_written_but_present": sum(1 for key in not_written if present[key] > 0),
@@ -325,6 +335,8 @@ def describe(run):
     )
     print(f"  first 10 s: {first}")
     print(f"  last 10 s:  {last}")
+    print(f"  calls per 10 s: {run['per_10s']}")
+    print(f"  entries per pad (ours) by then: {run['entries_per_pad_by_10s']}")
     ratio = last.get("calls", 0) / max(first.get("calls", 0), 1)
     verdict = "meets" if ratio >= 2 / 3 else "MISSES"
     print(f"  served in the last 10 s / the first: {ratio:.2f} (target ≥ 0.67): {verdict} it")
