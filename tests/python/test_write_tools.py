@@ -314,6 +314,17 @@ async def test_appends_go_on_one_kept_connection_that_people_never_see(client, r
     assert rustpad.text(pad) == "xabc"
 
 
+async def test_an_append_refused_at_the_size_limit_keeps_the_connection_for_the_next(client, rustpad, pad):
+    """A refusal sends nothing, so the connection is as it was: the next append goes on from it
+    rather than join the pad again (and put a caret and a departure in everyone's queue)."""
+    rustpad.seed(pad, "x" * (MAX_DOCUMENT_CHARS - 10))
+    ok(await call(client, "append_to_document", {"id": pad, "text": "a"}))
+    assert "nothing was written" in failed(await call(client, "append_to_document", {"id": pad, "text": "b" * 20}))
+    ok(await call(client, "append_to_document", {"id": pad, "text": "c"}))
+    assert frame_kinds(rustpad.log(pad)).count("CursorData") == 1
+    assert rustpad.text(pad).endswith("xac")
+
+
 # -- input errors: refused before any connection -----------------------------------------------
 
 BAD_IDS = ["../x", "%2F", ".", "..", "a/b", "a b", "", "x" * 101, "pad#1", "é"]

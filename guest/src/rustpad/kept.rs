@@ -106,15 +106,19 @@ impl PadSocket {
     }
 
     /// Hands the connection to the host for the next write to this pad when
-    /// it may carry one (see the module's notes), else closes it.
+    /// it may carry one (see the module's notes), else closes it: when this
+    /// session's edit is the connection's last entry and changed the text,
+    /// or when the session sent nothing (a write refused before it began,
+    /// such as one past Rustpad's size limit, leaves the connection as it
+    /// found it: joined afresh with no entries, or kept after an edit).
     pub fn keep_or_close(self) {
         let edit = self.own_edit().map(|edit| edit.revision);
+        let nothing_sent = self.marks_sent == 0 && !self.edit_sent;
+        let edit_ended_it = self.edit_sent && edit.is_some() && edit == self.last_own_revision();
         let keepable = self.unseen
-            && self.edit_sent
             && !self.acknowledgement_lost
-            && edit.is_some()
-            && edit == self.last_own_revision()
-            && self.authorship().is_none();
+            && self.authorship().is_none()
+            && (nothing_sent || edit_ended_it);
         let (Some(text), Some(connection), true) = (self.document().text(), self.me(), keepable)
         else {
             return self.close();

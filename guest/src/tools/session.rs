@@ -119,10 +119,7 @@ pub fn with_kept_session<T>(
         };
         let outcome = work(&mut socket).map_err(|error| said_of_write(error, &socket));
         note_acknowledgement(call, &socket);
-        match outcome {
-            Ok(_) => socket.keep_or_close(),
-            Err(_) => socket.close(),
-        }
+        socket.keep_or_close();
         outcome
     })
 }
