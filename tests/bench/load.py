@@ -116,8 +116,9 @@ class UpstreamRustpad:
 
 
 def window_figures(records, since, until):
-    """Calls that ended in [since, until) seconds of the run: how many, their p50 and p99."""
-    latencies = [ms for began, ms, _, _, _ in records if since <= began + ms / 1000 < until]
+    """Calls that wrote and ended in [since, until) seconds of the run: how many, their p50 and
+    p99 (a refusal, such as one past Rustpad's size limit once a pad is full, serves nothing)."""
+    latencies = [ms for began, ms, outcome, _, _ in records if since <= began + ms / 1000 < until and outcome == "ok"]
     if not latencies:
         return {"calls": 0}
     return {
