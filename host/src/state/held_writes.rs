@@ -9,9 +9,9 @@
 //!   given past either is closed;
 //! - each is let go after [`QUIET_FOR`] without a write;
 //! - while kept, no instance runs: a task reads the connection, keeping
-//!   what comes for the next writer's `recv`, at most [`KEPT_BYTES`];
-//!   past that, or when it ends, the connection is closed and the next
-//!   write joins afresh;
+//!   what comes for the next writer's `recv`, at most [`KEPT_BYTES`] and
+//!   [`KEPT_FRAMES`]; past either, or when it ends, the connection is
+//!   closed and the next write joins afresh;
 //! - the cursor and what is kept are counted in the memory budget of
 //!   running calls (a connection the budget cannot hold is closed);
 //! - a message bigger than [`LIVE_MESSAGE_BYTES`] ends it too, as for a
@@ -37,8 +37,11 @@ pub const PER_KEY: usize = 8;
 pub const IN_ALL: usize = 64;
 /// How long a connection is kept without a write.
 pub const QUIET_FOR: Duration = Duration::from_secs(30);
-/// What a kept connection may bring before it is let go.
+/// What a kept connection may bring before it is let go: its messages'
+/// cost, and its frames of any kind (a ping is read and answered, and
+/// counts too).
 pub const KEPT_BYTES: usize = 1 << 20;
+pub const KEPT_FRAMES: usize = 10_000;
 
 /// A connection taken back, and the cursor it was given with.
 pub struct Taken {
@@ -159,6 +162,7 @@ async fn keep(
     quiet: tokio::time::Sleep,
 ) {
     tokio::pin!(quiet);
+    let mut frames = 0;
     loop {
         tokio::select! {
             biased;
@@ -173,7 +177,8 @@ async fn keep(
             }
             _ = &mut quiet => break,
             read = taken.connection.keep_next(KEPT_BYTES) => {
-                if read.is_err() {
+                frames += 1;
+                if read.is_err() || frames > KEPT_FRAMES {
                     break;
                 }
             }

@@ -6,7 +6,7 @@
 use futures_util::StreamExt;
 use tokio_tungstenite::tungstenite::protocol::Message;
 
-use super::{Connection, describe, stopped_reading};
+use super::{Connection, describe, stopped_reading, unread_cost};
 use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
 
 /// Why a kept connection can no longer be kept.
@@ -19,8 +19,9 @@ pub enum Unkept {
 }
 
 impl Connection {
-    /// Reads one message into what the next reader gets first, keeping at
-    /// most `cap` bytes in all. Safe to cancel while it waits: a message is
+    /// Reads one frame, and a text message into what the next reader gets
+    /// first, keeping messages that cost at most `cap` bytes in all (each
+    /// counted with what keeping it costs besides its text). Safe to cancel while it waits: a message is
     /// taken off the stream and kept in one step, with no wait between, so
     /// a caller may race it against being taken ([`tokio::select!`]).
     pub async fn keep_next(&mut self, cap: usize) -> Result<(), Unkept> {
@@ -43,10 +44,11 @@ impl Connection {
                 Err(Unkept::Ended)
             }
             Some(Ok(Message::Text(text))) => {
-                let kept: usize = self.unread.iter().map(String::len).sum::<usize>() + text.len();
+                let kept = self.unread_cost + unread_cost(&text);
                 if kept > cap || self.budget.resize(&mut self.unread_held, kept).is_err() {
                     return Err(Unkept::TooMuch);
                 }
+                self.unread_cost = kept;
                 self.unread.push_back(text.to_string());
                 Ok(())
             }

@@ -76,8 +76,9 @@ pub struct Connection {
     /// [`Connection::wait_for`], or what came while the host kept the
     /// connection between writes ([`kept`]).
     unread: VecDeque<String>,
-    /// What `unread` holds, taken from the budget.
+    /// What `unread` costs ([`unread_cost`]), taken from the budget.
     unread_held: Reservation,
+    unread_cost: usize,
 }
 
 fn config() -> WebSocketConfig {
@@ -137,6 +138,7 @@ impl Connection {
             unread_held: budget
                 .reserve(0)
                 .map_err(|reason| ImportError::new(ErrorKind::Busy, reason))?,
+            unread_cost: 0,
         })
     }
 
@@ -174,9 +176,9 @@ impl Connection {
     /// with a timeout of 0.
     pub async fn recv(&mut self, timeout: Duration) -> Result<Option<String>, ImportError> {
         if let Some(text) = self.unread.pop_front() {
-            let left = self.unread.iter().map(String::len).sum();
+            self.unread_cost -= unread_cost(&text);
             // Giving back never fails.
-            let _ = self.budget.resize(&mut self.unread_held, left);
+            let _ = self.budget.resize(&mut self.unread_held, self.unread_cost);
             return Ok(Some(text));
         }
         let deadline = tokio::time::Instant::now() + timeout;
@@ -247,6 +249,7 @@ impl Connection {
             {
                 Ok(Some(text)) => {
                     if wake.iter().any(|start| text.starts_with(start.as_str())) {
+                        self.unread_cost += unread_cost(&text);
                         self.unread.push_back(text);
                         return Woken::Wake;
                     }
@@ -323,6 +326,12 @@ impl Connection {
         self.stream =
             Some(WebSocketStream::from_raw_socket(wire, Role::Client, Some(config())).await);
     }
+}
+
+/// What one unread message is counted as: its text, and what keeping it
+/// costs besides (so that many empty messages still add up).
+fn unread_cost(text: &str) -> usize {
+    text.len() + 64
 }
 
 /// A peer that stopped reading is cut off: the connection is finished.

@@ -114,3 +114,15 @@ async fn a_connection_that_ended_is_not_handed_out() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(pool.take("pad").await.is_none());
 }
+
+#[tokio::test]
+async fn many_empty_messages_add_up_and_let_the_connection_go() {
+    let pool = Arc::new(HeldWrites::default());
+    let (connection, seen) = sending(vec![String::new(); KEPT_FRAMES + 1]).await;
+    pool.give("pad".into(), connection, String::new(), &budget());
+    tokio::time::timeout(Duration::from_secs(10), seen)
+        .await
+        .expect("closed once it brought more than is kept")
+        .unwrap();
+    assert!(pool.take("pad").await.is_none());
+}
