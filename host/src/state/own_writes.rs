@@ -57,6 +57,12 @@ impl OwnWrites {
         // (or noted in flight again); otherwise this is a new write: the
         // connection's next one, or (after Rustpad restarted and numbered
         // anew) another connection's of the same number.
+        // A write confirmed at a revision no later one of the same number
+        // can have reached before it: those notes are from before Rustpad
+        // restarted and numbered anew, and must not name entries now.
+        if let Some(revision) = last_revision {
+            notes.retain(|(n, last)| *n != number || last.is_none_or(|last| last < revision));
+        }
         match notes
             .iter_mut()
             .rev()
@@ -108,6 +114,17 @@ mod tests {
         assert_eq!(writers.noted("p"), [(7, Some(12)), (7, None)]);
         writers.note("p".into(), 7, Some(14));
         assert_eq!(writers.noted("p"), [(7, Some(12)), (7, Some(14))]);
+    }
+
+    #[test]
+    fn a_confirmation_drops_notes_of_its_number_from_before_a_restart() {
+        let writers = OwnWrites::default();
+        writers.note("p".into(), 3, None);
+        writers.note("p".into(), 3, Some(40));
+        // Rustpad restarted: connection 3 again, and a write confirmed at revision 12.
+        writers.note("p".into(), 3, None);
+        writers.note("p".into(), 3, Some(12));
+        assert_eq!(writers.noted("p"), [(3, Some(12))]);
     }
 
     #[test]
