@@ -252,6 +252,31 @@ async def test_resets_in_the_middle_of_a_long_history(rig):
     assert text == start + "".join(m for m, o in outcomes.items() if o == "written")
 
 
+async def test_a_cut_on_a_kept_connection_tells_the_truth_and_the_next_append_joins_afresh(rig):
+    """The second append of one server goes on from the connection the first one left it; its
+    acknowledgement cut, it still learns whether its edit landed, that connection is not kept
+    again, and the third append lands."""
+    rig.rustpad.seed(rig.pad, START)
+    outcomes = {}
+    async with rig.client() as client:
+        outcome, message = await append(client, rig.pad, marker("k0"))
+        assert outcome == "written", message
+        outcomes[marker("k0")] = outcome
+        sockets = rig.proxy.counts["sockets"]
+        rig.proxy.cut_after_edit(next=1)
+        outcome, message = await append(client, rig.pad, marker("k1"))
+        assert outcome in ("written", "not written"), message
+        outcomes[marker("k1")] = outcome
+        assert rig.proxy.counts["after_edit"] == 1
+        # No socket of its own but the look that learnt the outcome (and, when the edit had not
+        # landed, the retry's).
+        assert rig.proxy.counts["sockets"] - sockets <= (1 if outcome == "written" else 2)
+        outcome, message = await append(client, rig.pad, marker("k2"))
+        assert outcome == "written", message
+        outcomes[marker("k2")] = outcome
+    check_pad(rig.rustpad.text(rig.pad), outcomes)
+
+
 async def test_rustpad_paused_mid_write(rig):
     rig.rustpad.seed(rig.pad, START)
     pid = rig.rustpad.process.pid
