@@ -92,8 +92,6 @@ fn insert<E: de::Error>(text: Cow<'_, str>) -> Result<Part<'_>, E> {
 }
 
 impl Operation<'_> {
-    /// The same edit as the `operational-transform` crate holds it, for
-    /// transforming and composing.
     /// Code points at the start of the text the operation keeps as they
     /// are (its leading retain; a retain after a delete that an insert puts
     /// back is not counted, which only makes it smaller).
@@ -104,6 +102,8 @@ impl Operation<'_> {
         }
     }
 
+    /// The same edit as the `operational-transform` crate holds it, for
+    /// transforming and composing.
     pub fn to_seq(&self) -> OperationSeq {
         let mut seq = OperationSeq::with_capacity(self.0.len());
         for part in &self.0 {

@@ -8,8 +8,10 @@
 //! No quiet-period guessing.
 //!
 //! Two barriers: an empty `CursorData` for a look that must not show up in
-//! the pad's user list, and `ClientInfo` naming us `rustpad-mcp` for writes,
-//! so people in the pad see who edits. Every History entry is folded; a write
+//! the pad's user list (and for an append whose connection the host may
+//! keep, which must not either: see [`super::kept`]), and `ClientInfo`
+//! naming us `rustpad-mcp` for other writes, so people in the pad see who
+//! edits. Every History entry is folded; a write
 //! is acknowledged by the entry that carries our own Identity.
 //!
 //! While a write is applied, people see where: its caret goes to the first
