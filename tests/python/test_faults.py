@@ -11,6 +11,10 @@ straight from that Rustpad, never through the proxy: every write that succeeded 
 once, every write that said "nothing was written" is absent, and what a person typed meanwhile
 is all there. Every append writes a marker line of its own (`[b17]\\n`, made of characters the
 typist never types), so presence and doubling can be counted.
+
+Why this file is long: every fault shares the rig (a Rustpad and a proxy of its own per test) and
+the checks that judge each call by the pad's text; split by fault, each part would import all of
+it back.
 """
 
 from __future__ import annotations
