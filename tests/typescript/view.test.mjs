@@ -289,8 +289,11 @@ describe('the pad view (MCP Apps) in Chromium', { skip: skipUnlessCi(browserMiss
         // change) stays in the pad until the call is cancelled. (An edit that was made would end
         // the writer: views leave out a write of this server's that has made its edit.)
         await rustpad.setMode(id, 'drop-edit');
+        // A named write (an append goes nameless, without a caret, in a host that keeps its
+        // connection): it only adds, at the end.
+        const adding = { id, search: 'second\n', replace: 'second\nthird\n' };
         write = session.client
-          .callTool({ name: 'append_to_document', arguments: { id, text: 'third\n' } }, { signal: writing.signal })
+          .callTool({ name: 'replace_in_document', arguments: adding }, { signal: writing.signal })
           .catch(() => 'cancelled');
         // The view is redrawn when the text changes: once Ana has seen the writer's caret, she
         // types a line at the end, before it.
