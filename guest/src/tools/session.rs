@@ -74,11 +74,17 @@ fn attempts<T>(
     }
 }
 
-/// Joins pad `id` for a write, with what the session needs to learn an
+/// Joins pad `id` for a write with `open` ([`PadSocket::join`], or
+/// [`PadSocket::join_unseen`]), with what the session needs to learn an
 /// unacknowledged edit's outcome: Rustpad's start time, when it can be read,
 /// for a session that keeps the text (no other can learn it).
-fn join(call: &Call, id: &str, track: Track) -> Result<PadSocket, ToolError> {
-    let mut socket = PadSocket::join(call.url, id, track)?;
+fn join(
+    call: &Call,
+    id: &str,
+    track: Track,
+    open: fn(&RustpadUrl, &str, Track) -> Result<PadSocket, crate::rustpad::Error>,
+) -> Result<PadSocket, ToolError> {
+    let mut socket = open(call.url, id, track)?;
     if track.keeps_text()
         && let Ok(started) = call.rustpad_started()
     {
@@ -102,25 +108,16 @@ pub fn with_kept_session<T>(
         return with_session(call, id, Track::TEXT, work);
     }
     attempts(call, || {
-        let mut socket = match PadSocket::take_kept(call.url, id) {
+        let socket = match PadSocket::take_kept(call.url, id) {
             Some(socket) => {
                 if let Some(started) = socket.started() {
                     call.started.set(Some(started));
                 }
                 socket
             }
-            None => {
-                let mut socket = PadSocket::join_unseen(call.url, id, Track::TEXT)?;
-                if let Ok(started) = call.rustpad_started() {
-                    socket.know_started(started);
-                }
-                socket
-            }
+            None => join(call, id, Track::TEXT, PadSocket::join_unseen)?,
         };
-        let outcome = work(&mut socket).map_err(|error| said_of_write(error, &socket));
-        note_acknowledgement(call, &socket);
-        socket.keep_or_close();
-        outcome
+        on_session(call, socket, &mut work, PadSocket::keep_or_close)
     })
 }
 
@@ -141,12 +138,23 @@ pub fn with_session<T>(
     mut work: impl FnMut(&mut PadSocket) -> Result<T, ToolError>,
 ) -> Result<T, ToolError> {
     attempts(call, || {
-        let mut socket = join(call, id, track)?;
-        let outcome = work(&mut socket).map_err(|error| said_of_write(error, &socket));
-        note_acknowledgement(call, &socket);
-        socket.close();
-        outcome
+        let socket = join(call, id, track, PadSocket::join)?;
+        on_session(call, socket, &mut work, PadSocket::close)
     })
+}
+
+/// Runs `work` on `socket`, then `end`s it (closes it, or hands it on),
+/// whatever the outcome: one attempt of a write.
+fn on_session<T>(
+    call: &Call,
+    mut socket: PadSocket,
+    work: &mut impl FnMut(&mut PadSocket) -> Result<T, ToolError>,
+    end: fn(PadSocket),
+) -> Result<T, ToolError> {
+    let outcome = work(&mut socket).map_err(|error| said_of_write(error, &socket));
+    note_acknowledgement(call, &socket);
+    end(socket);
+    outcome
 }
 
 /// A write's failure as the model should read it: one before any edit went
