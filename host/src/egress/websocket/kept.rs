@@ -6,8 +6,7 @@
 use futures_util::StreamExt;
 use tokio_tungstenite::tungstenite::protocol::Message;
 
-use super::{Connection, describe, stopped_reading, unread_cost};
-use rustpad_mcp_rules::errors::{Error as ImportError, ErrorKind};
+use super::{Connection, closed_by_peer, describe, stopped_reading, unread_cost};
 
 /// Why a kept connection can no longer be kept.
 #[derive(Debug)]
@@ -37,10 +36,7 @@ impl Connection {
         self.heard = std::time::Instant::now();
         match next {
             None | Some(Ok(Message::Close(_))) => {
-                self.end(ImportError::new(
-                    ErrorKind::Closed,
-                    "the server closed the connection",
-                ));
+                self.end(closed_by_peer());
                 Err(Unkept::Ended)
             }
             Some(Ok(Message::Text(text))) => {

@@ -195,12 +195,7 @@ impl Connection {
             };
             self.heard = Instant::now();
             match next {
-                None | Some(Ok(Message::Close(_))) => {
-                    return Err(self.end(ImportError::new(
-                        ErrorKind::Closed,
-                        "the server closed the connection",
-                    )));
-                }
+                None | Some(Ok(Message::Close(_))) => return Err(self.end(closed_by_peer())),
                 Some(Ok(Message::Text(text))) => {
                     let text = text.to_string();
                     self.shed_if_grown().await;
@@ -332,6 +327,11 @@ impl Connection {
 /// costs besides (so that many empty messages still add up).
 fn unread_cost(text: &str) -> usize {
     text.len() + 64
+}
+
+/// The peer closed the connection (or the stream ended).
+fn closed_by_peer() -> ImportError {
+    ImportError::new(ErrorKind::Closed, "the server closed the connection")
 }
 
 /// A peer that stopped reading is cut off: the connection is finished.
