@@ -31,6 +31,16 @@ async fn sending(messages: Vec<String>) -> (Connection, oneshot::Receiver<()>) {
     (connection, seen)
 }
 
+/// Waits for the server of a connection given under `key` to see it closed
+/// (`why`), and checks the pool no longer hands it out.
+async fn let_go(pool: &HeldWrites, key: &str, seen: oneshot::Receiver<()>, within: u64, why: &str) {
+    tokio::time::timeout(Duration::from_secs(within), seen)
+        .await
+        .expect(why)
+        .unwrap();
+    assert!(pool.take(key).await.is_none());
+}
+
 #[tokio::test]
 async fn a_kept_connection_comes_back_with_what_came_meanwhile_first() {
     let pool = Arc::new(HeldWrites::default());
@@ -76,21 +86,20 @@ async fn a_connection_is_let_go_after_its_quiet_time_or_when_too_much_comes() {
     let pool = Arc::new(HeldWrites::quiet_for(Duration::from_millis(100)));
     let (connection, seen) = sending(Vec::new()).await;
     pool.give("quiet".into(), connection, String::new(), &budget());
-    tokio::time::timeout(Duration::from_secs(5), seen)
-        .await
-        .expect("closed once quiet")
-        .unwrap();
-    assert!(pool.take("quiet").await.is_none());
+    let_go(&pool, "quiet", seen, 5, "closed once quiet").await;
 
     let pool = Arc::new(HeldWrites::default());
     let big = "x".repeat(200 << 10);
     let (connection, seen) = sending(vec![big; KEPT_BYTES / (200 << 10) + 1]).await;
     pool.give("busy".into(), connection, String::new(), &budget());
-    tokio::time::timeout(Duration::from_secs(5), seen)
-        .await
-        .expect("closed once it brought more than is kept")
-        .unwrap();
-    assert!(pool.take("busy").await.is_none());
+    let_go(
+        &pool,
+        "busy",
+        seen,
+        5,
+        "closed once it brought more than is kept",
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -99,11 +108,7 @@ async fn a_cursor_the_budget_cannot_hold_closes_the_connection() {
     let (connection, seen) = sending(Vec::new()).await;
     let cursor = "x".repeat(2 << 20);
     pool.give("pad".into(), connection, cursor, &MemoryBudget::new(1));
-    tokio::time::timeout(Duration::from_secs(5), seen)
-        .await
-        .expect("closed")
-        .unwrap();
-    assert!(pool.take("pad").await.is_none());
+    let_go(&pool, "pad", seen, 5, "closed").await;
 }
 
 #[tokio::test]
@@ -120,9 +125,12 @@ async fn many_empty_messages_add_up_and_let_the_connection_go() {
     let pool = Arc::new(HeldWrites::default());
     let (connection, seen) = sending(vec![String::new(); KEPT_FRAMES + 1]).await;
     pool.give("pad".into(), connection, String::new(), &budget());
-    tokio::time::timeout(Duration::from_secs(10), seen)
-        .await
-        .expect("closed once it brought more than is kept")
-        .unwrap();
-    assert!(pool.take("pad").await.is_none());
+    let_go(
+        &pool,
+        "pad",
+        seen,
+        10,
+        "closed once it brought more than is kept",
+    )
+    .await;
 }
