@@ -74,16 +74,8 @@ impl PadSocket {
         state.language = cursor.language.map(Cow::into_owned);
         // Which connections are writers is read from whole histories only.
         state.marked = None;
-        let mut socket = PadSocket {
-            connection: held.connection,
-            state,
-            marks_sent: 0,
-            url: Some(url.clone()),
-            started: cursor.started,
-            acknowledgement_lost: false,
-            edit_sent: false,
-            unseen: true,
-        };
+        let mut socket = PadSocket::on(held.connection, state, Some(url.clone()), true);
+        socket.started = cursor.started;
         // What waits is read; what keeps coming after that is read as the
         // write waits for its acknowledgement (Rustpad transforms the edit
         // over it, as over any edit made while one is in flight).
@@ -119,7 +111,7 @@ impl PadSocket {
             && !self.acknowledgement_lost
             && self.authorship().is_none()
             && (nothing_sent || edit_ended_it);
-        let (Some(text), Some(connection), true) = (self.document().text(), self.me(), keepable)
+        let (true, Some(connection), Some(text)) = (keepable, self.me(), self.document().rope())
         else {
             return self.close();
         };
@@ -133,9 +125,12 @@ impl PadSocket {
         };
         match serde_json::to_string(&cursor) {
             // JSON escapes every line break, so the first one ends the line.
-            Ok(line) => {
+            Ok(mut line) => {
+                line.reserve(1 + text.len_bytes());
+                line.push('\n');
+                text.chunks().for_each(|chunk| line.push_str(chunk));
                 let key = writers_key(&self.state.id);
-                held_writes::give(&key, self.connection, &format!("{line}\n{text}"));
+                held_writes::give(&key, self.connection, &line);
             }
             Err(_) => self.close(),
         }

@@ -114,15 +114,26 @@ impl PadSocket {
         length: u64,
         track: Track,
     ) -> PadSocket {
+        let state = PadState::resumed(id, revision, length, track);
+        PadSocket::on(connection, state, None, true)
+    }
+
+    /// A session on `connection` that knows `state` and has sent nothing.
+    pub(super) fn on(
+        connection: Connection,
+        state: PadState,
+        url: Option<RustpadUrl>,
+        unseen: bool,
+    ) -> PadSocket {
         PadSocket {
             connection,
-            state: PadState::resumed(id, revision, length, track),
+            state,
             marks_sent: 0,
-            url: None,
+            url,
             started: None,
             acknowledgement_lost: false,
             edit_sent: false,
-            unseen: true,
+            unseen,
         }
     }
 
@@ -160,16 +171,9 @@ impl PadSocket {
         let address = url.websocket(&format!("/api/socket/{id}"));
         let connection =
             Connection::connect(&address).map_err(|failure| Error::opening(&failure))?;
-        let mut socket = PadSocket {
-            connection,
-            state: PadState::new(id, track),
-            marks_sent: 0,
-            url: Some(url.clone()),
-            started: None,
-            acknowledgement_lost: false,
-            edit_sent: false,
-            unseen: barrier == Barrier::Cursor,
-        };
+        let state = PadState::new(id, track);
+        let unseen = barrier == Barrier::Cursor;
+        let mut socket = PadSocket::on(connection, state, Some(url.clone()), unseen);
         if track.authorship {
             // Before the snapshot is folded: text is credited as it comes.
             socket
