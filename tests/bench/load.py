@@ -21,6 +21,7 @@ import argparse
 import asyncio
 import http.client
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -128,6 +129,40 @@ def window_figures(records, since, until):
     }
 
 
+def cpu_seconds(pid):
+    """User and system CPU time /proc/<pid>/stat gives a process so far, in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class CpuSampler:
+    """CPU seconds each named process used in each window of the run: to tell whether a window's
+    calls were bounded by this server's work or by Rustpad's."""
+
+    def __init__(self, processes):
+        self.processes = processes
+        self.samples = []
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _sample(self):
+        return {name: cpu_seconds(pid) for name, pid in self.processes.items()}
+
+    def _run(self):
+        previous = self._sample()
+        while not self.stopped.wait(WINDOW):
+            now = self._sample()
+            self.samples.append({name: round(now[name] - previous[name], 1) for name in now})
+            previous = now
+
+    def stop(self):
+        self.stopped.set()
+        self.thread.join()
+        return self.samples
+
+
 def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
     """`clients` threads append unique lines to PADS pads over --http for `seconds`, people typing
     in the first PEOPLE pads; with `cut`, that share of edits loses its acknowledgement."""
@@ -146,6 +181,7 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
     lock = threading.Lock()
     start = time.perf_counter()
     deadline = start + seconds
+    sampler = CpuSampler({"server": server.process.pid, "rustpad": rustpad.process.pid})
 
     def client(k):
         connection = server.connection()
@@ -171,6 +207,7 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
     for thread in threads:
         thread.join()
     elapsed = time.perf_counter() - start
+    cpu = sampler.stop()
     reports = [person.stop() for person in people]
     rss = round(status_mib(server.process.pid, "VmHWM"), 1)
     connection = server.connection()
@@ -205,8 +242,16 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
             window_figures(records, start, start + WINDOW).get("calls", 0)
             for start in range(0, int(seconds), int(WINDOW))
         ],
+        # CPU seconds this server and Rustpad used in each 10 s (of 2 × 10 on two cores).
+        "cpu_s_per_10s": cpu,
         "entries_per_pad_by_10s": [
             2 * sum(1 for began, ms, _, _, _ in records if began + ms / 1000 < start + WINDOW) // len(pads)
+            for start in range(0, int(seconds), int(WINDOW))
+        ],
+        # And how long its text had grown (Rustpad applies every entry to the whole text).
+        "chars_per_pad_by_10s": [
+            sum(len(line) + 1 for began, ms, outcome, _, line in records if outcome == "ok" and began + ms / 1000 < start + WINDOW)
+            // len(pads)
             for start in range(0, int(seconds), int(WINDOW))
         ],
         "lost": sum(1 for key in landed if present[key] == 0),
@@ -338,6 +383,9 @@ def describe(run):
     print(f"  last 10 s:  {last}")
     print(f"  calls per 10 s: {run['per_10s']}")
     print(f"  entries per pad (ours) by then: {run['entries_per_pad_by_10s']}")
+    print(f"  characters per pad (ours) by then: {run['chars_per_pad_by_10s']}")
+    for name in ("server", "rustpad"):
+        print(f"  CPU seconds of {name} per 10 s: {[window[name] for window in run['cpu_s_per_10s']]}")
     ratio = last.get("calls", 0) / max(first.get("calls", 0), 1)
     verdict = "meets" if ratio >= 2 / 3 else "MISSES"
     print(f"  served in the last 10 s / the first: {ratio:.2f} (target ≥ 0.67): {verdict} it")
