@@ -8,7 +8,7 @@ use rustpad_mcp_rules::headers::StandardHeaders;
 
 use crate::config::Config;
 use crate::rustpad::fold::{self, Lengths};
-use crate::rustpad::marks::{Marked, changes_nothing};
+use crate::rustpad::marks::Marked;
 use crate::rustpad::ot::{Document, Operation};
 use crate::rustpad::state::{PadState, Track, UserOperation};
 
@@ -124,7 +124,7 @@ pub fn fold_lengths(input: &[u8]) {
         let mut marked = Marked::default();
         let parsed: Option<Vec<UserOperation>> = serde_json::from_str(entries).ok();
         for entry in parsed.iter().flatten().take(skip as usize) {
-            marked.follow(entry.id, changes_nothing(&entry.operation));
+            marked.follow(entry.id, entry.operation.changes_nothing());
         }
         let by = fold::Folding {
             me: Some(ME),
@@ -158,12 +158,12 @@ fn full_fold(entries: &str, skip: usize, me: u64) -> Option<(Lengths, Marked)> {
     let mut marked = Marked::default();
     let (mut revision, mut ours, mut last_ours) = (0, 0, None);
     for entry in &entries[..skip.min(entries.len())] {
-        marked.follow(entry.id, changes_nothing(&entry.operation));
+        marked.follow(entry.id, entry.operation.changes_nothing());
     }
     for entry in entries.iter().skip(skip) {
         document.apply(&entry.operation).ok()?;
         revision += 1;
-        marked.follow(entry.id, changes_nothing(&entry.operation));
+        marked.follow(entry.id, entry.operation.changes_nothing());
         if entry.id == me {
             ours += 1;
             last_ours = Some(revision);

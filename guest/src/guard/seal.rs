@@ -11,11 +11,11 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use hmac::{Hmac, Mac};
+use hmac::{Hmac, KeyInit, Mac};
 use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
-use crate::digest::hex;
+use crate::digest::{hex, unhex};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -82,16 +82,6 @@ pub struct Sealer {
     key: Vec<u8>,
     /// The key is this process's own: it did not exist before the process did.
     pub per_process: bool,
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) || !text.is_ascii() {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).ok())
-        .collect()
 }
 
 impl Sealer {

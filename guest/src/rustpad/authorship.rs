@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use operational_transform::{Operation as SeqPart, OperationSeq};
 use ropey::Rope;
 
-use super::marks::{Class, Classifier, changes_nothing};
+use super::marks::{Class, Classifier};
 use super::ot::{Operation, Part};
 
 /// Removals remembered; past it the record says it cannot be read, and the
@@ -154,7 +154,7 @@ impl Authorship {
     /// Follows one entry, which the text has just taken (so it fits).
     pub fn follow(&mut self, author: u64, operation: &Operation) {
         self.entries += 1;
-        let keeps_everything = changes_nothing(operation);
+        let keeps_everything = operation.changes_nothing();
         let classifier = self.authors.entry(author).or_default();
         let under_way = classifier.under_way();
         let class = classifier.follow(keeps_everything);

@@ -13,7 +13,7 @@ use std::fmt;
 use ropey::Rope;
 
 use super::since::Since;
-use crate::digest;
+use crate::digest::{self, HashedStart};
 
 /// Hex digits of the fingerprint.
 const FINGERPRINT_DIGITS: usize = 16;
@@ -36,23 +36,29 @@ impl Base {
     /// The bases naming `before` at `revision` and `after` at the next
     /// revision, texts that agree on their first `same` code points: the
     /// hashing of that beginning is done once for both, straight from the
-    /// ropes (a write's two bases, on a long pad, cost one pass over it
-    /// rather than two, and no copy of either text).
-    pub fn of_edit(revision: u64, before: &Rope, after: &Rope, same: usize) -> (Base, Base) {
-        use sha2::Digest;
-        let same = before.char_to_byte(same.min(before.len_chars()));
-        let mut beginning = sha2::Sha256::new();
-        for chunk in before.byte_slice(..same).chunks() {
-            beginning.update(chunk.as_bytes());
-        }
+    /// ropes, and goes on from `known` (what hashed `before`'s start
+    /// earlier) where that reaches no further than `same`. A write's two
+    /// bases on a long pad cost one pass over it rather than two, and an
+    /// append on a connection kept between calls only the text it adds.
+    pub fn of_edit(
+        revision: u64,
+        before: &Rope,
+        after: &Rope,
+        same: usize,
+        known: Option<&HashedStart>,
+    ) -> (Base, Base) {
+        let same = same.min(before.len_chars());
+        let mut beginning = known
+            .filter(|known| known.chars() <= same)
+            .cloned()
+            .unwrap_or_default();
+        beginning.extend(before, same);
         let of = |revision, text: &Rope| {
-            let mut hasher = beginning.clone();
-            for chunk in text.byte_slice(same..).chunks() {
-                hasher.update(chunk.as_bytes());
-            }
+            let mut whole = beginning.clone();
+            whole.extend(text, text.len_chars());
             Base {
                 revision,
-                fingerprint: digest::fingerprint_of(hasher),
+                fingerprint: whole.fingerprint(),
             }
         };
         (of(revision, before), of(revision + 1, after))
@@ -136,11 +142,59 @@ mod tests {
             (&before, 0),
         ] {
             for same in [same, 0] {
-                let (b, a) =
-                    Base::of_edit(7, &Rope::from_str(&before), &Rope::from_str(after), same);
+                let (b, a) = Base::of_edit(
+                    7,
+                    &Rope::from_str(&before),
+                    &Rope::from_str(after),
+                    same,
+                    None,
+                );
                 assert_eq!(b, Base::of(7, &before));
                 assert_eq!(a, Base::of(8, after));
             }
+        }
+    }
+
+    #[test]
+    fn bases_gone_on_from_a_saved_hashing_are_those_hashed_from_the_start() {
+        let before = "é🎉 line of text\n".repeat(2_000);
+        let rope = Rope::from_str(&before);
+        let after = Rope::from_str(&format!("{before}tail ✓\n"));
+        let all = before.chars().count();
+        for stop in [0, 1, 5_000, all - 1, all] {
+            let mut hashed = HashedStart::default();
+            hashed.extend(&rope, stop);
+            let restored = HashedStart::restore(&hashed.save()).unwrap();
+            assert_eq!(restored.chars(), stop);
+            for same in [all, stop, 3] {
+                let (b, a) = Base::of_edit(7, &rope, &after, same, Some(&restored));
+                assert_eq!(b, Base::of(7, &before), "stop {stop}, same {same}");
+                assert_eq!(
+                    a,
+                    Base::of(8, &after.to_string()),
+                    "stop {stop}, same {same}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn only_a_saved_hashing_is_restored() {
+        let mut hashed = HashedStart::default();
+        hashed.extend(&Rope::from_str("some text"), 4);
+        let saved = hashed.save();
+        let (chars, state) = saved.split_once('.').unwrap();
+        assert_eq!(chars, "4");
+        for bad in [
+            String::new(),
+            state.to_string(),
+            format!("04.{state}"),
+            format!("x.{state}"),
+            format!("4.{}", &state[1..]),
+            format!("4.+{}", &state[2..]),
+            format!("4.{state}00"),
+        ] {
+            assert!(HashedStart::restore(&bad).is_none(), "{bad}");
         }
     }
 

@@ -12,6 +12,7 @@ use std::fmt;
 use ropey::Rope;
 
 use super::base::{Base, plain_number};
+use crate::digest::HashedStart;
 
 /// A write's own edit as the history holds it.
 #[derive(Clone)]
@@ -22,6 +23,8 @@ pub struct OwnEdit {
     pub after: Rope,
     /// Code points at the start that the edit kept as they were.
     pub kept_first: usize,
+    /// The hashing of `before`'s start, where the session had one.
+    pub hashed_before: Option<HashedStart>,
 }
 
 impl OwnEdit {
@@ -32,6 +35,7 @@ impl OwnEdit {
             &self.before,
             &self.after,
             self.kept_first,
+            self.hashed_before.as_ref(),
         )
     }
 }

@@ -10,7 +10,6 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::marks;
 use super::ot::UserOperation;
 
 /// One edit after the start.
@@ -76,7 +75,7 @@ impl Heard {
                 self.edits.push(Edit {
                     revision,
                     author: entry.id,
-                    changes_text: !marks::changes_nothing(&entry.operation),
+                    changes_text: !entry.operation.changes_nothing(),
                 });
             }
         }

@@ -20,8 +20,8 @@
 //!   whole history, as in every host.
 //!
 //! The cursor is what such a session knows: a line of JSON (the
-//! connection's number, the revision, the language and Rustpad's start
-//! time), then the text as it is, unescaped, since it is most of the cursor
+//! connection's number, the revision, the language, Rustpad's start time
+//! and how far the text's fingerprint is hashed), then the text as it is, unescaped, since it is most of the cursor
 //! and a write should not pay to encode and decode it. What came while the
 //! host held the connection is read first, before the write builds its edit.
 
@@ -34,6 +34,7 @@ use super::socket::{PadSocket, writers_key};
 use super::state::PadState;
 use super::track::Track;
 use super::url::RustpadUrl;
+use crate::digest::HashedStart;
 use crate::grants::held_writes;
 
 /// The cursor's form; a cursor of another form is not used.
@@ -51,6 +52,11 @@ struct Cursor<'a> {
     revision: u64,
     language: Option<Cow<'a, str>>,
     started: Option<u64>,
+    /// The text's fingerprint hashed nearly to its end
+    /// ([`HashedStart::save`]), so the next write's bases cost only what
+    /// lies after that.
+    #[serde(default)]
+    hashed: Option<Cow<'a, str>>,
 }
 
 impl PadSocket {
@@ -71,6 +77,9 @@ impl PadSocket {
         state.me = Some(cursor.connection);
         state.revision = cursor.revision;
         state.document = super::ot::Document::of_text(text);
+        if let Some(hashed) = cursor.hashed.as_deref().and_then(HashedStart::restore) {
+            state.document.set_hashed(hashed);
+        }
         state.language = cursor.language.map(Cow::into_owned);
         // Which connections are writers is read from whole histories only.
         state.marked = None;
@@ -103,7 +112,7 @@ impl PadSocket {
     /// or when the session sent nothing (a write refused before it began,
     /// such as one past Rustpad's size limit, leaves the connection as it
     /// found it: joined afresh with no entries, or kept after an edit).
-    pub fn keep_or_close(self) {
+    pub fn keep_or_close(mut self) {
         let edit = self.own_edit().map(|edit| edit.revision);
         let nothing_sent = self.marks_sent == 0 && !self.edit_sent;
         let edit_ended_it = self.edit_sent && edit.is_some() && edit == self.last_own_revision();
@@ -111,8 +120,12 @@ impl PadSocket {
             && !self.acknowledgement_lost
             && self.authorship().is_none()
             && (nothing_sent || edit_ended_it);
-        let (true, Some(connection), Some(text)) = (keepable, self.me(), self.document().rope())
-        else {
+        let (true, Some(connection)) = (keepable, self.me()) else {
+            return self.close();
+        };
+        let length = self.document().len();
+        let hashed = self.state.document.hashed_until(length);
+        let (Some(hashed), Some(text)) = (hashed, self.state.document.rope()) else {
             return self.close();
         };
         let cursor = Cursor {
@@ -122,6 +135,7 @@ impl PadSocket {
             revision: self.revision(),
             language: self.state.language.as_deref().map(Cow::Borrowed),
             started: self.started,
+            hashed: Some(Cow::Owned(hashed.save())),
         };
         match serde_json::to_string(&cursor) {
             // JSON escapes every line break, so the first one ends the line.

@@ -39,7 +39,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::ot::{Builder, Operation, Part};
+use super::ot::Builder;
 
 /// Connection numbers [`Marked`] keeps as bits (grown only as far as the
 /// numbers a pad's history holds: 64 KiB at most)...
@@ -115,14 +115,6 @@ impl Mark {
 /// One marking entry for a text of `length` code points: keep it all.
 pub fn keep_all(length: usize) -> Value {
     Builder::new().retain(length).finish()
-}
-
-/// Whether an entry changes nothing (keeps the whole text, or is empty).
-pub fn changes_nothing(operation: &Operation) -> bool {
-    operation
-        .0
-        .iter()
-        .all(|part| matches!(part, Part::Retain(_)))
 }
 
 /// Where one connection's writes stand as its entries arrive: the rule
@@ -470,14 +462,7 @@ mod tests {
     }
 
     #[test]
-    fn only_keeping_everything_changes_nothing() {
-        fn op(json: &str) -> Operation<'_> {
-            serde_json::from_str(json).unwrap()
-        }
-        assert!(changes_nothing(&op("[]")));
-        assert!(changes_nothing(&op("[12]")));
-        assert!(!changes_nothing(&op(r#"[1,"a"]"#)));
-        assert!(!changes_nothing(&op("[-1]")));
+    fn a_mark_keeps_the_whole_text() {
         assert_eq!(keep_all(7), serde_json::json!([7]));
         assert_eq!(keep_all(0), serde_json::json!([]));
     }

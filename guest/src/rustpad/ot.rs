@@ -18,6 +18,7 @@ use ropey::Rope;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 
+use crate::digest::HashedStart;
 use crate::text::MAX_DOCUMENT_CHARS;
 
 /// A length no part of a valid operation can exceed: it must fit the
@@ -92,6 +93,11 @@ fn insert<E: de::Error>(text: Cow<'_, str>) -> Result<Part<'_>, E> {
 }
 
 impl Operation<'_> {
+    /// Whether the entry changes nothing (keeps the whole text, or is empty).
+    pub fn changes_nothing(&self) -> bool {
+        self.0.iter().all(|part| matches!(part, Part::Retain(_)))
+    }
+
     /// Code points at the start of the text the operation keeps as they
     /// are (its leading retain; a retain after a delete that an insert puts
     /// back is not counted, which only makes it smaller).
@@ -137,12 +143,21 @@ impl<'de: 'a, 'a> Deserialize<'de> for Operation<'a> {
     }
 }
 
+/// Code points at the end of a text that its kept hashing leaves out.
+/// Rustpad puts an append made on an older revision where the text ended
+/// then, before the lines others appended meanwhile; a hashing that stopped
+/// short of the end by this much goes on past such appends, where one that
+/// reached the end would have to start again at every write.
+const UNSETTLED_CHARS: usize = 4096;
+
 /// A pad as folded from its history: always its length, and its text when
-/// it was asked to keep it.
+/// it was asked to keep it, with the hashing of that text's start where it
+/// was handed one (a kept connection's cursor).
 #[derive(Debug, Default)]
 pub struct Document {
     length: usize,
     text: Option<Rope>,
+    hashed: Option<HashedStart>,
 }
 
 impl Document {
@@ -156,6 +171,7 @@ impl Document {
         Document {
             length: 0,
             text: Some(Rope::new()),
+            hashed: None,
         }
     }
 
@@ -165,7 +181,27 @@ impl Document {
         Document {
             length: rope.len_chars(),
             text: Some(rope),
+            hashed: None,
         }
+    }
+
+    /// Takes `hashed` as the hashing of this text's start; ignored when it
+    /// claims more code points than the text has.
+    pub fn set_hashed(&mut self, hashed: HashedStart) {
+        if self.text.is_some() && hashed.chars() <= self.length {
+            self.hashed = Some(hashed);
+        }
+    }
+
+    /// The hashing of this text's start, taken on to [`UNSETTLED_CHARS`]
+    /// before `point` and kept for next time: only what lies after it is
+    /// hashed again when a text that grows is fingerprinted.
+    pub fn hashed_until(&mut self, point: usize) -> Option<HashedStart> {
+        let text = self.text.as_ref()?;
+        let mut hashed = self.hashed.take().unwrap_or_default();
+        hashed.extend(text, point.saturating_sub(UNSETTLED_CHARS));
+        self.hashed = Some(hashed.clone());
+        Some(hashed)
     }
 
     /// Length in code points, as Rustpad counts.
@@ -215,6 +251,14 @@ impl Document {
         }
         CannotApply::check(base, target, self.len() as u64)?;
         self.length = target as usize;
+        if self
+            .hashed
+            .as_ref()
+            .is_some_and(|hashed| operation.kept_first() < hashed.chars())
+            && !operation.changes_nothing()
+        {
+            self.hashed = None;
+        }
         let Some(rope) = &mut self.text else {
             return Ok(());
         };
@@ -349,109 +393,4 @@ pub fn find_literal(text: &str, search: &str) -> Vec<(usize, usize)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn op(json: &str) -> Result<Operation<'_>, serde_json::Error> {
-        serde_json::from_str(json)
-    }
-
-    fn text(doc: &Document) -> String {
-        doc.text().unwrap()
-    }
-
-    #[test]
-    fn parses_the_wire_format_strictly() {
-        assert_eq!(
-            op(r#"[5,"abc",-2]"#).unwrap(),
-            Operation(vec![
-                Part::Retain(5),
-                Part::Insert("abc".into()),
-                Part::Delete(2)
-            ])
-        );
-        for bad in [
-            "[1.0]",
-            "[0]",
-            r#"["a",0]"#,
-            r#"[""]"#,
-            "[null]",
-            "[18446744073709551615]",
-            "[-9223372036854775808]",
-            "{}",
-        ] {
-            assert!(op(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn folds_in_code_points() {
-        let mut doc = Document::with_text();
-        doc.apply(&op(r#"["h🎉e🎉l👨‍👨‍👦‍👦lo"]"#).unwrap()).unwrap();
-        assert_eq!(doc.len(), 14);
-        doc.apply(&op(r#"[2,"X",-1,11]"#).unwrap()).unwrap();
-        assert_eq!(text(&doc), "h🎉X🎉l👨‍👨‍👦‍👦lo");
-        doc.apply(&op("[-14]").unwrap()).unwrap();
-        assert!(doc.is_empty());
-    }
-
-    #[test]
-    fn refuses_ops_that_do_not_cover_the_document() {
-        let mut doc = Document::with_text();
-        doc.apply(&op(r#"["ab"]"#).unwrap()).unwrap();
-        assert_eq!(
-            doc.apply(&op(r#"["c"]"#).unwrap()).unwrap_err(),
-            CannotApply::Length { covers: 0, has: 2 }
-        );
-        assert!(doc.apply(&op("[5]").unwrap()).is_err());
-        assert_eq!(text(&doc), "ab");
-        let mut lengths = Document::lengths_only();
-        lengths.apply(&op(r#"["ab"]"#).unwrap()).unwrap();
-        assert!(lengths.apply(&op("[5]").unwrap()).is_err());
-        assert_eq!((lengths.len(), lengths.text()), (2, None));
-    }
-
-    #[test]
-    fn refuses_documents_over_the_limit() {
-        let mut doc = Document::default();
-        let at_limit = format!("[\"{}\"]", "a".repeat(MAX_DOCUMENT_CHARS));
-        doc.apply(&op(&at_limit).unwrap()).unwrap();
-        assert!(
-            doc.apply(&op(&format!("[{MAX_DOCUMENT_CHARS},\"b\"]")).unwrap())
-                .is_err()
-        );
-    }
-
-    #[test]
-    fn builds_normalised_wire_ops() {
-        let json = Builder::new()
-            .retain(1)
-            .delete(1)
-            .insert("X")
-            .retain(1)
-            .finish();
-        assert_eq!(json, serde_json::json!([1, "X", -1, 1]));
-        let mut doc = Document::with_text();
-        doc.apply(&op(r#"["abc"]"#).unwrap()).unwrap();
-        let wire = json.to_string();
-        doc.apply(&op(&wire).unwrap()).unwrap();
-        assert_eq!((doc.len(), text(&doc)), (3, "aXc".to_string()));
-    }
-
-    #[test]
-    fn applies_crate_operations_to_a_rope() {
-        let mut rope = Rope::from_str("h🎉llo");
-        let operation = op(r#"[1,-1,"e",3,"!"]"#).unwrap().to_seq();
-        apply_to_rope(&mut rope, &operation).unwrap();
-        assert_eq!(rope.to_string(), "hello!");
-        assert!(apply_to_rope(&mut rope, &operation).is_err());
-        assert_eq!(rope.to_string(), "hello!");
-    }
-
-    #[test]
-    fn finds_literal_matches_left_to_right_without_overlap() {
-        assert_eq!(find_literal("aaaa", "aa"), vec![(0, 2), (2, 2)]);
-        assert_eq!(find_literal("🎉a🎉a", "a"), vec![(1, 1), (3, 1)]);
-        assert!(find_literal("abc", "x").is_empty());
-    }
-}
+mod tests;

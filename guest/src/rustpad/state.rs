@@ -18,7 +18,7 @@ use super::authorship::Authorship;
 use super::change::OwnEdit;
 use super::fold::{FoldError, Folding, Lengths, fold_history_frame, fold_lengths};
 use super::heard::{self, Edit};
-use super::marks::{self, Class, Marked};
+use super::marks::{Class, Marked};
 use super::order::{Heard, Roster};
 use super::ot::Document;
 pub(crate) use super::ot::UserOperation;
@@ -441,8 +441,11 @@ impl PadState {
                 .since
                 .as_ref()
                 .is_some_and(|s| s.wants(self.revision + 1));
-            let own_change = mine && !marks::changes_nothing(&entry.operation);
+            let own_change = mine && !entry.operation.changes_nothing();
             let text_before = own_change.then(|| self.document.rope().cloned()).flatten();
+            let hashed_before = own_change
+                .then(|| self.document.hashed_until(entry.operation.kept_first()))
+                .flatten();
             let before = text_before.clone().filter(|_| recorded);
             self.document
                 .apply(&entry.operation)
@@ -457,6 +460,7 @@ impl PadState {
                     before,
                     after: after.clone(),
                     kept_first: entry.operation.kept_first(),
+                    hashed_before,
                 });
             }
             if mine {
@@ -467,14 +471,14 @@ impl PadState {
                 authorship.follow(entry.id, &entry.operation);
             }
             if let Some(marked) = &mut self.marked {
-                let keeps_everything = marks::changes_nothing(&entry.operation);
+                let keeps_everything = entry.operation.changes_nothing();
                 marked.follow(entry.id, keeps_everything);
             }
             if let Some(heard) = &mut self.heard {
                 heard.hear(Edit {
                     revision: self.revision,
                     author: entry.id,
-                    changes_text: !marks::changes_nothing(&entry.operation),
+                    changes_text: !entry.operation.changes_nothing(),
                 });
             }
             if let (Some(since), Some(text)) = (&mut self.since, self.document.rope()) {
