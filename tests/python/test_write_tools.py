@@ -6,6 +6,7 @@ replace_in_document changing more than one match (both ask a person first)."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
@@ -312,6 +313,30 @@ async def test_appends_go_on_one_kept_connection_that_people_never_see(client, r
     # Only the first write joined: one snapshot barrier, three marks, three edits.
     assert frame_kinds(rustpad.log(pad)).count("CursorData") == 1
     assert rustpad.text(pad) == "xabc"
+
+
+async def test_bases_of_appends_on_a_kept_connection_name_the_whole_text(client, rustpad, pad):
+    """A kept connection hashes only what its pad gained since its last write (its cursor
+    carries how far the text is hashed); each result's bases must still name the whole text,
+    when a person appends meanwhile and when one edits near the top (hashed from the start)."""
+    rustpad.seed(pad, "".join(f"line {n} of the pad\n" for n in range(1_000)))
+
+    def fingerprint(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    for step, meanwhile in enumerate([None, "at the end", "at the top", None, "at the end"]):
+        if meanwhile == "at the end":
+            rustpad.set_by_person(pad, rustpad.text(pad) + f"a person's line {step}\n")
+        elif meanwhile == "at the top":
+            rustpad.set_by_person(pad, "A title\n" + rustpad.text(pad))
+        before = rustpad.text(pad)
+        result = ok(await call(client, "append_to_document", {"id": pad, "text": f"append {step}\n"}))
+        after = rustpad.text(pad)
+        assert after.startswith(before) and after != before
+        assert result["base_before"].split(".")[1] == fingerprint(before), (step, meanwhile)
+        assert result["base"].split(".")[1] == fingerprint(after), (step, meanwhile)
+    # Every append but the first went on from the kept connection.
+    assert frame_kinds(rustpad.log(pad)).count("CursorData") == 1
 
 
 async def test_an_append_refused_at_the_size_limit_keeps_the_connection_for_the_next(client, rustpad, pad):
