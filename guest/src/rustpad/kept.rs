@@ -21,9 +21,10 @@
 //!
 //! The cursor is what such a session knows: a line of JSON (the
 //! connection's number, the revision, the language, Rustpad's start time
-//! and how far the text's fingerprint is hashed), then the text as it is, unescaped, since it is most of the cursor
-//! and a write should not pay to encode and decode it. What came while the
-//! host held the connection is read first, before the write builds its edit.
+//! and how far the text's fingerprint is hashed), then the text as it is,
+//! unescaped, since it is most of the cursor and a write should not pay to
+//! encode and decode it. What came while the host held the connection is
+//! read first, before the write builds its edit.
 
 use std::borrow::Cow;
 use std::time::Instant;
