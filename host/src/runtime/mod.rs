@@ -10,6 +10,7 @@
 mod call_state;
 mod engine;
 mod imports;
+mod pool;
 mod reply;
 
 use std::sync::Arc;
@@ -148,10 +149,18 @@ impl Cost {
 #[derive(Debug)]
 pub struct Failure(pub String);
 
-/// One engine, one pre-instantiated component, shared by all calls.
-pub struct Runtime {
+/// The component linked and ready to instantiate under one engine.
+struct Ready {
     engine: Engine,
     pre: ServerPre<CallState>,
+}
+
+/// The component ready in a pool of instances, shared by all calls.
+pub struct Runtime {
+    pooled: Ready,
+    /// Past the pool: fresh instances ([`pool`]), made ready when first needed.
+    overflow: std::sync::OnceLock<Result<Ready, String>>,
+    source: Source,
     env: Vec<(String, String)>,
     egress: Arc<Egress>,
     tallies: Arc<RunningTotals>,
@@ -170,9 +179,10 @@ impl Runtime {
         env: Vec<(String, String)>,
         limits: &Limits,
     ) -> Result<(Runtime, Startup), NotStarted> {
-        let (engine, component) = source.load().map_err(NotStarted::Load)?;
-        let mut runtime =
-            Runtime::with_component(engine, &component, env, limits).map_err(NotStarted::Load)?;
+        let mut config = engine::config();
+        pool::configure(&mut config, pool::SLOTS);
+        let pooled = source.ready(config).map_err(NotStarted::Load)?;
+        let mut runtime = Runtime::new(source, pooled, env, limits);
         let startup = runtime
             .with_instance(Grants::default(), async |server, store| {
                 server.call_configure(store).await
@@ -185,20 +195,11 @@ impl Runtime {
     }
 
     /// A runtime whose component may reach nothing (while it configures).
-    fn with_component(
-        engine: Engine,
-        component: &Component,
-        env: Vec<(String, String)>,
-        limits: &Limits,
-    ) -> anyhow::Result<Runtime> {
-        let mut linker = Linker::<CallState>::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
-        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
-        imports::add_to_linker(&mut linker)?;
-        let pre = ServerPre::new(linker.instantiate_pre(component)?)?;
-        Ok(Runtime {
-            engine,
-            pre,
+    fn new(source: Source, pooled: Ready, env: Vec<(String, String)>, limits: &Limits) -> Runtime {
+        Runtime {
+            pooled,
+            overflow: std::sync::OnceLock::new(),
+            source,
             env,
             egress: Egress::new(None, false),
             tallies: Arc::new(RunningTotals::new(
@@ -208,7 +209,7 @@ impl Runtime {
             writers: Arc::default(),
             held_writes: Arc::default(),
             budget: Arc::new(MemoryBudget::new(limits.memory_mib)),
-        })
+        }
     }
 
     /// Takes `bytes` from the memory budget of running calls.
@@ -216,7 +217,7 @@ impl Runtime {
         self.budget.reserve(bytes)
     }
 
-    fn store(&self, grants: Grants) -> Result<Store<CallState>, Failure> {
+    fn store(&self, engine: &Engine, grants: Grants) -> Result<Store<CallState>, Failure> {
         let mut wasi = WasiCtxBuilder::new();
         wasi.envs(&self.env)
             .inherit_stderr()
@@ -247,7 +248,7 @@ impl Runtime {
             place: None,
             waited,
         };
-        let mut store = Store::new(&self.engine, state);
+        let mut store = Store::new(engine, state);
         store.limiter(|state| &mut state.limits);
         store.set_fuel(FUEL_PER_MESSAGE).map_err(internal)?;
         store
@@ -275,8 +276,14 @@ impl Runtime {
         call: impl AsyncFnOnce(Server, &mut Store<CallState>) -> wasmtime::Result<T>,
     ) -> Result<(T, Cost), Failure> {
         let started = Instant::now();
-        let mut store = self.store(grants)?;
-        let outcome = match self.pre.instantiate_async(&mut store).await {
+        let mut store = self.store(&self.pooled.engine, grants.clone())?;
+        let mut instance = self.pooled.pre.instantiate_async(&mut store).await;
+        if instance.as_ref().is_err_and(pool::full) {
+            let overflow = self.overflow()?;
+            store = self.store(&overflow.engine, grants)?;
+            instance = overflow.pre.instantiate_async(&mut store).await;
+        }
+        let outcome = match instance {
             Ok(server) => {
                 let instantiated = started.elapsed();
                 call(server, &mut store)
@@ -294,6 +301,19 @@ impl Runtime {
             memory: store.data().limits.peak,
         };
         Ok((value, cost))
+    }
+
+    /// Where messages run once every slot of the pool is taken: fresh
+    /// instances, as before the pool.
+    fn overflow(&self) -> Result<&Ready, Failure> {
+        self.overflow
+            .get_or_init(|| {
+                self.source
+                    .ready(engine::config())
+                    .map_err(|error| error.to_string())
+            })
+            .as_ref()
+            .map_err(internal)
     }
 
     /// Hands one message to a fresh instance; `headers` are its standard
@@ -378,19 +398,30 @@ impl Rounds for Runtime {
 }
 
 impl Source {
-    fn load(self) -> anyhow::Result<(Engine, Component)> {
+    /// The component, loaded and linked under an engine of `config`.
+    fn ready(&self, config: wasmtime::Config) -> anyhow::Result<Ready> {
+        let (engine, component) = self.load(config)?;
+        let mut linker = Linker::<CallState>::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)?;
+        wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker)?;
+        imports::add_to_linker(&mut linker)?;
+        let pre = ServerPre::new(linker.instantiate_pre(&component)?)?;
+        Ok(Ready { engine, pre })
+    }
+
+    #[cfg_attr(not(feature = "compiler"), allow(unused_mut))]
+    fn load(&self, mut config: wasmtime::Config) -> anyhow::Result<(Engine, Component)> {
         match self {
             Source::BuiltIn => {
-                let engine = Engine::new(&engine::config())?;
+                let engine = Engine::new(&config)?;
                 let component = built_in(&engine, GUEST_IMAGE)?;
                 Ok((engine, component))
             }
             #[cfg(feature = "compiler")]
             Source::Wasm(wasm) => {
-                let mut config = engine::config();
                 config.cache(compile_cache());
                 let engine = Engine::new(&config)?;
-                let component = Component::new(&engine, &wasm)
+                let component = Component::new(&engine, wasm)
                     .map_err(|error| anyhow::anyhow!("loading the component: {error}"))?;
                 Ok((engine, component))
             }
@@ -462,36 +493,5 @@ fn trapped(error: wasmtime::Error, store: &Store<CallState>) -> Failure {
     }
 }
 
-#[cfg(all(test, feature = "compiler"))]
-mod tests {
-    use super::*;
-
-    /// The component, compiled by this test for the test machine.
-    fn compiled(config: &wasmtime::Config) -> Vec<u8> {
-        let wasm = std::fs::read(env!("GUEST_WASM")).unwrap();
-        Engine::new(config)
-            .unwrap()
-            .precompile_component(&wasm)
-            .unwrap()
-    }
-
-    #[test]
-    fn the_embedded_image_loads_and_mismatched_images_never_do() {
-        let engine = Engine::new(&engine::config()).unwrap();
-        built_in(&engine, GUEST_IMAGE).expect("the image build.rs made loads");
-        // Compiled under other settings (no fuel): refused, with the reason.
-        let mut other = wasmtime::Config::new();
-        other.max_wasm_stack(engine::MAX_WASM_STACK);
-        let refusal = built_in(&engine, &compiled(&other))
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(refusal.contains("this binary is broken"), "{refusal}");
-        assert!(refusal.contains("fuel"), "{refusal}");
-        // Not wasmtime's output at all.
-        assert!(built_in(&engine, b"\0asm not a compiled component").is_err());
-        let mut truncated = GUEST_IMAGE.to_vec();
-        truncated.truncate(truncated.len() / 2);
-        assert!(built_in(&engine, &truncated).is_err());
-    }
-}
+#[cfg(test)]
+mod tests;
