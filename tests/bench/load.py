@@ -50,8 +50,9 @@ def tools_call(connection, request_id, tool, arguments):
 
 
 def call(connection, request_id, tool, arguments):
-    """(milliseconds, outcome) of one call, where outcome is "ok", "not written", "unknown" or
-    the start of another failure's text."""
+    """(milliseconds, outcome) of one call, where outcome is "ok", "not written", "pad full" (not
+    written either: the pad reached Rustpad's size limit), "unknown" or the start of another
+    failure's text."""
     began = time.perf_counter()
     reply = tools_call(connection, request_id, tool, arguments)
     elapsed = (time.perf_counter() - began) * 1000
@@ -63,6 +64,8 @@ def call(connection, request_id, tool, arguments):
     text = result["content"][0]["text"]
     if "Outcome unknown" in text:
         return elapsed, "unknown"
+    if "more than Rustpad's limit" in text:
+        return elapsed, "pad full"
     if "nothing was written" in text:
         return elapsed, "not written"
     return elapsed, text[:80]
@@ -226,7 +229,8 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
         present.update((pad, line) for line in text.split("\n") if LINE.match(line))
     by_outcome = Counter(outcome for _, _, outcome, _, _ in records)
     landed = {(pad, line) for _, _, outcome, pad, line in records if outcome == "ok"}
-    not_written = {(pad, line) for _, _, outcome, pad, line in records if outcome == "not written"}
+    not_written = {(pad, line) for _, _, outcome, pad, line in records if outcome in ("not written", "pad full")}
+    full = [began for began, _, outcome, _, _ in records if outcome == "pad full"]
     people_present = sum(texts[pads[n]].split("\n")[0].endswith(r["typed"]) for n, r in enumerate(reports))
     return {
         "clients": clients,
@@ -254,6 +258,9 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
             // len(pads)
             for start in range(0, int(seconds), int(WINDOW))
         ],
+        # When a pad first refused an append for Rustpad's size limit: from then on its appends are
+        # refused, and Rustpad ends the connection of a person whose keystroke would pass it.
+        "pad_full_at_s": round(min(full), 1) if full else None,
         "lost": sum(1 for key in landed if present[key] == 0),
         "doubled": sum(1 for count in present.values() if count > 1),
         "not_written_but_present": sum(1 for key in not_written if present[key] > 0),
@@ -389,12 +396,23 @@ def describe(run):
     ratio = last.get("calls", 0) / max(first.get("calls", 0), 1)
     verdict = "meets" if ratio >= 2 / 3 else "MISSES"
     print(f"  served in the last 10 s / the first: {ratio:.2f} (target ≥ 0.67): {verdict} it")
+    if run["pad_full_at_s"] is not None:
+        whole = int(run["pad_full_at_s"] // WINDOW)
+        before = run["per_10s"][whole - 1] / max(first.get("calls", 0), 1) if whole > 0 else 0
+        print(
+            f"  a pad reached Rustpad's size limit at {run['pad_full_at_s']} s; in the last 10 s before"
+            f" it, served / the first: {before:.2f}"
+        )
     print(f"  outcomes: {run['outcomes']}")
     print(
         f"  lost {run['lost']}, doubled {run['doubled']}, reported not written but present"
         f" {run['not_written_but_present']}; entries per pad at the end {run['entries_per_pad']}"
     )
-    people = ", ".join(f"{p['acknowledged']} keystrokes, {p['disconnections']} disconnections" for p in run["people"])
+    people = ", ".join(
+        f"{p['acknowledged']} keystrokes, {p['disconnections']} disconnections"
+        + (f" ({'; '.join(p['reasons'])})" if p["reasons"] else "")
+        for p in run["people"]
+    )
     print(f"  people: {people}; all their typing present: {run['people_typing_all_present']}")
     print(f"  a person's editor was sent, per call of ours on its pad: {run['per_call_seen_by_people']}")
     print(f"  server peak RSS {run['peak_rss_mib']} MiB")
