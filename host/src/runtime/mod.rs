@@ -409,8 +409,7 @@ impl Source {
         Ok(Ready { engine, pre })
     }
 
-    #[cfg_attr(not(feature = "compiler"), allow(unused_mut))]
-    fn load(&self, mut config: wasmtime::Config) -> anyhow::Result<(Engine, Component)> {
+    fn load(&self, config: wasmtime::Config) -> anyhow::Result<(Engine, Component)> {
         match self {
             Source::BuiltIn => {
                 let engine = Engine::new(&config)?;
@@ -419,6 +418,7 @@ impl Source {
             }
             #[cfg(feature = "compiler")]
             Source::Wasm(wasm) => {
+                let mut config = config;
                 config.cache(compile_cache());
                 let engine = Engine::new(&config)?;
                 let component = Component::new(&engine, wasm)
