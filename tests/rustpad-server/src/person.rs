@@ -96,8 +96,8 @@ impl Person {
     }
 
     /// The text as this person sees it.
-    pub fn text(&self) -> &str {
-        &self.client.text
+    pub fn text(&self) -> String {
+        self.client.text.to_string()
     }
 
     /// Makes one edit on the text as this person sees it and waits for the

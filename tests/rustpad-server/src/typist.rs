@@ -10,7 +10,8 @@ use std::fmt;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use operational_transform::{OTError, OperationSeq};
+use operational_transform::{OTError, Operation, OperationSeq};
+use ropey::Rope;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use tokio_tungstenite::connect_async;
@@ -53,8 +54,11 @@ pub struct Client {
     pub me: u64,
     /// History entries seen so far.
     pub revision: usize,
-    /// The local text, including edits not yet acknowledged.
-    pub text: String,
+    /// The local text, including edits not yet acknowledged: a rope, as an
+    /// editor's model is, so that taking in an entry costs that entry and
+    /// not a copy of the whole text (a long pad's typist would otherwise
+    /// spend more than the server it is measured beside).
+    pub text: Rope,
     /// The edit sent and not yet acknowledged.
     outstanding: Option<OperationSeq>,
     /// Local edits made while `outstanding` was in flight, composed into one.
@@ -77,7 +81,7 @@ impl Client {
 
     /// Applies a local edit; returns the `Edit` to send now, if nothing else is in flight.
     pub fn local_edit(&mut self, operation: OperationSeq) -> Result<Option<ClientMsg>, OTError> {
-        self.text = operation.apply(&self.text)?;
+        apply(&mut self.text, &operation)?;
         if self.outstanding.is_none() {
             self.outstanding = Some(operation.clone());
             return Ok(Some(ClientMsg::Edit {
@@ -131,10 +135,31 @@ impl Client {
                 self.buffer = Some(buffer);
                 remote = transformed;
             }
-            self.text = remote.apply(&self.text)?;
+            apply(&mut self.text, &remote)?;
         }
         Ok(to_send)
     }
+}
+
+/// Applies `operation` to `text` in place, as `OperationSeq::apply` does to
+/// a string: refused, leaving the text as it was, unless it covers the text
+/// exactly.
+fn apply(text: &mut Rope, operation: &OperationSeq) -> Result<(), OTError> {
+    if operation.base_len() != text.len_chars() {
+        return Err(OTError);
+    }
+    let mut at = 0;
+    for part in operation.ops() {
+        match part {
+            Operation::Retain(n) => at += *n as usize,
+            Operation::Delete(n) => text.remove(at..at + *n as usize),
+            Operation::Insert(inserted) => {
+                text.insert(at, inserted);
+                at += inserted.chars().count();
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Settings of a typist run.
@@ -261,12 +286,13 @@ impl Typist {
             tokio::select! {
                 msg = next_server_msg(&mut socket) => handle(&mut client, &mut socket, msg?).await?,
                 () = tokio::time::sleep_until(next_key), if typing => {
-                    let len = client.text.chars().count();
+                    let len = client.text.len_chars();
                     let position = match &allowed {
                         None => Some(rng.below(len + 1)),
                         Some(allowed) => {
+                            let text = client.text.to_string();
                             let choices: Vec<usize> =
-                                (0..=len).filter(|&p| allowed(&client.text, p)).collect();
+                                (0..=len).filter(|&p| allowed(&text, p)).collect();
                             (!choices.is_empty()).then(|| choices[rng.below(choices.len())])
                         }
                     };
@@ -293,7 +319,7 @@ impl Typist {
         {
             handle(&mut client, &mut socket, msg?).await?;
         }
-        report.final_text = client.text.clone();
+        report.final_text = client.text.to_string();
         report.revision = client.revision;
 
         let staying = stay(&report);
