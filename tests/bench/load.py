@@ -139,9 +139,17 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy_seconds():
+    """CPU seconds all of this machine's cores have been busy (neither idle nor waiting on disk)."""
+    with open("/proc/stat") as stat:
+        fields = [int(n) for n in stat.readline().split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 class CpuSampler:
-    """CPU seconds each named process used in each window of the run: to tell whether a window's
-    calls were bounded by this server's work or by Rustpad's."""
+    """CPU seconds each named group of processes used in each window of the run, and the whole
+    machine: to tell whether a window's calls were bounded by this server's work, Rustpad's, or the
+    clients' (the bench's own threads and the people share the two cores)."""
 
     def __init__(self, processes):
         self.processes = processes
@@ -151,7 +159,9 @@ class CpuSampler:
         self.thread.start()
 
     def _sample(self):
-        return {name: cpu_seconds(pid) for name, pid in self.processes.items()}
+        sample = {name: sum(cpu_seconds(pid) for pid in pids) for name, pids in self.processes.items()}
+        sample["machine"] = machine_busy_seconds()
+        return sample
 
     def _run(self):
         previous = self._sample()
@@ -184,7 +194,14 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
     lock = threading.Lock()
     start = time.perf_counter()
     deadline = start + seconds
-    sampler = CpuSampler({"server": server.process.pid, "rustpad": rustpad.process.pid})
+    sampler = CpuSampler(
+        {
+            "server": [server.process.pid],
+            "rustpad": [rustpad.process.pid],
+            "clients": [os.getpid()],
+            "people": [person.process.pid for person in people],
+        }
+    )
 
     def client(k):
         connection = server.connection()
@@ -379,6 +396,30 @@ def long_pad_over_slow_link(rustpad, calls=7):
     return figures
 
 
+def flat_server_ceiling(run):
+    """What the ratio would be if this server's CPU per call stayed as in the first 10 s while
+    everything else on the machine cost what it did: the best any server could do on this machine
+    against this Rustpad, which applies each entry to the whole text. Taken at the last whole 10 s
+    before a pad filled (or the run's last 10 s)."""
+    windows = run["cpu_s_per_10s"]
+    last = len(windows) - 1
+    if run["pad_full_at_s"] is not None:
+        last = min(last, int(run["pad_full_at_s"] // WINDOW) - 1)
+    calls = run["per_10s"]
+    if last < 1 or not calls[0] or not calls[last]:
+        return "ceiling with a server whose cost does not grow: not enough windows"
+    first_cpu, last_cpu = windows[0], windows[last]
+    per_call = {name: (first_cpu[name] / calls[0], last_cpu[name] / calls[last]) for name in first_cpu}
+    parts = ", ".join(f"{name} {a * 1000:.2f} → {b * 1000:.2f}" for name, (a, b) in per_call.items())
+    machine_first, machine_last = per_call["machine"]
+    server_first, server_last = per_call["server"]
+    ceiling = machine_first / (machine_last - server_last + server_first)
+    return (
+        f"CPU ms per call, first 10 s → 10 s ending at {10 * (last + 1)} s: {parts}; with this server's"
+        f" cost per call held at the first 10 s', the ratio there would be {ceiling:.2f}"
+    )
+
+
 def describe(run):
     first, last = run["first_10s"], run["last_10s"]
     print(
@@ -391,7 +432,7 @@ def describe(run):
     print(f"  calls per 10 s: {run['per_10s']}")
     print(f"  entries per pad (ours) by then: {run['entries_per_pad_by_10s']}")
     print(f"  characters per pad (ours) by then: {run['chars_per_pad_by_10s']}")
-    for name in ("server", "rustpad"):
+    for name in ("server", "rustpad", "clients", "people", "machine"):
         print(f"  CPU seconds of {name} per 10 s: {[window[name] for window in run['cpu_s_per_10s']]}")
     ratio = last.get("calls", 0) / max(first.get("calls", 0), 1)
     verdict = "meets" if ratio >= 2 / 3 else "MISSES"
@@ -403,6 +444,7 @@ def describe(run):
             f"  a pad reached Rustpad's size limit at {run['pad_full_at_s']} s; in the last 10 s before"
             f" it, served / the first: {before:.2f}"
         )
+    print(f"  {flat_server_ceiling(run)}")
     print(f"  outcomes: {run['outcomes']}")
     print(
         f"  lost {run['lost']}, doubled {run['doubled']}, reported not written but present"
