@@ -180,7 +180,7 @@ impl Runtime {
         limits: &Limits,
     ) -> Result<(Runtime, Startup), NotStarted> {
         let mut config = engine::config();
-        pool::configure(&mut config, pool::SLOTS);
+        pool::configure(&mut config, pool::SLOTS, limits.memory_mib);
         let pooled = source.ready(config).map_err(NotStarted::Load)?;
         let mut runtime = Runtime::new(source, pooled, env, limits);
         let startup = runtime

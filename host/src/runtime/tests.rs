@@ -6,9 +6,9 @@ mod slots {
     /// A runtime for the built-in component with a pool of `slots`.
     fn pooled(slots: u32) -> Runtime {
         let mut config = engine::config();
-        pool::configure(&mut config, slots);
-        let pooled = Source::BuiltIn.ready(config).unwrap();
         let limits = Limits::read(|_| None).unwrap();
+        pool::configure(&mut config, slots, limits.memory_mib);
+        let pooled = Source::BuiltIn.ready(config).unwrap();
         Runtime::new(Source::BuiltIn, pooled, Vec::new(), &limits)
     }
 
