@@ -273,12 +273,14 @@ pub async fn type_steadily(
                 () = sleep_until(next) => {
                     next += every;
                     let letter = char::from(b'a' + (report.acknowledged % 26) as u8);
-                    let text = person.text();
+                    // Read from the rope: a copy of a long pad's text per keystroke
+                    // would cost what the rope saves.
+                    let text = &person.client.text;
                     let line_end = text.chars().take_while(|&c| c != '\n').count() as u64;
                     let mut keystroke = OperationSeq::default();
                     keystroke.retain(line_end);
                     keystroke.insert(&letter.to_string());
-                    keystroke.retain(text.chars().count() as u64 - line_end);
+                    keystroke.retain(text.len_chars() as u64 - line_end);
                     if let Err(why) = person.edit(keystroke).await {
                         break why;
                     }
