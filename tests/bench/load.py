@@ -396,15 +396,22 @@ def long_pad_over_slow_link(rustpad, calls=7):
     return figures
 
 
+def last_counted_window(run):
+    """The index of the last whole 10 s before a pad filled (or of the run's last 10 s): once a pad
+    is full its appends are refused, so later windows say nothing of what a write costs."""
+    last = len(run["per_10s"]) - 1
+    if run["pad_full_at_s"] is not None:
+        last = min(last, int(run["pad_full_at_s"] // WINDOW) - 1)
+    return last
+
+
 def flat_server_ceiling(run):
     """What the ratio would be if this server's CPU per call stayed as in the first 10 s while
     everything else on the machine cost what it did: the best any server could do on this machine
-    against this Rustpad, which applies each entry to the whole text. Taken at the last whole 10 s
-    before a pad filled (or the run's last 10 s)."""
+    against this Rustpad, which applies each entry to the whole text. Taken at
+    `last_counted_window`."""
     windows = run["cpu_s_per_10s"]
-    last = len(windows) - 1
-    if run["pad_full_at_s"] is not None:
-        last = min(last, int(run["pad_full_at_s"] // WINDOW) - 1)
+    last = min(last_counted_window(run), len(windows) - 1)
     calls = run["per_10s"]
     if last < 1 or not calls[0] or not calls[last]:
         return "ceiling with a server whose cost does not grow: not enough windows"
@@ -438,8 +445,8 @@ def describe(run):
     verdict = "meets" if ratio >= 2 / 3 else "MISSES"
     print(f"  served in the last 10 s / the first: {ratio:.2f} (target ≥ 0.67): {verdict} it")
     if run["pad_full_at_s"] is not None:
-        whole = int(run["pad_full_at_s"] // WINDOW)
-        before = run["per_10s"][whole - 1] / max(first.get("calls", 0), 1) if whole > 0 else 0
+        last_whole = last_counted_window(run)
+        before = run["per_10s"][last_whole] / max(first.get("calls", 0), 1) if last_whole >= 0 else 0
         print(
             f"  a pad reached Rustpad's size limit at {run['pad_full_at_s']} s; in the last 10 s before"
             f" it, served / the first: {before:.2f}"
