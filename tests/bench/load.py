@@ -15,6 +15,11 @@ Run alone: `python3 tests/bench/load.py [--seconds S] [--clients N]`; figures go
 target/bench/load.json. `--upstream BIN` runs the two load runs against upstream Rustpad's own
 server instead (it listens on every address: run it in a network namespace of its own, such as
 `unshare -n sh -c 'ip link set lo up && python3 tests/bench/load.py --upstream …'`).
+
+Why this file is long: the three runs share one driver, proxy and reading of the pads, and what
+each party's CPU says about a run (the ceiling a server whose cost did not grow would reach) is
+worked out beside the figures it reads, so that every figure in docs/reliability.md comes from one
+place.
 """
 
 import argparse
