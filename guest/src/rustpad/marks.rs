@@ -15,7 +15,12 @@
 //!   so what it inserts is never credited as this server's own
 //!   (`rustpad::authorship` counts it as marked text); four: a revert a
 //!   person approved;
-//! - none: not a write of this server's (a person, another program).
+//! - five: a write of this server's that also says its connection is
+//!   *held* (kept by the host between calls, `rustpad::kept`): from then
+//!   on, an edit of that connection with no run before it is a write of
+//!   this server's too, so a held connection's appends need no mark;
+//! - none: not a write of this server's (a person, another program), but
+//!   on a held connection, a write.
 //!
 //! A run with no edit after it yet is a write under way. Only a connection
 //! whose first entry is a mark carries writes of ours: Rustpad stores an
@@ -24,7 +29,10 @@
 //! changing the text, a person's, such entries say nothing. A connection
 //! that makes one write (every connection of a host that joins per call)
 //! reads the same as when a mark was a connection's first entries; one
-//! that carries many writes (a socket held between calls) marks each.
+//! that carries many writes (a socket held between calls) says so once with
+//! a run of five, which a person's editor would make only if five edits in
+//! a row collided, and then marks only what may remove text (its appends
+//! remove nothing, so the order of removals has no need to wait for them).
 //!
 //! Anyone can send the same entries, but only on their own connection: a
 //! mark speaks for the one edit that ends it on the connection that made it.
@@ -41,8 +49,8 @@ use serde_json::Value;
 
 use super::ot::Builder;
 
-/// Connection numbers [`Marked`] keeps as bits (grown only as far as the
-/// numbers a pad's history holds: 64 KiB at most)...
+/// Connection numbers [`Marked`] keeps a byte for (grown only as far as the
+/// numbers a pad's history holds: 128 KiB at most)...
 const MAX_NUMBERED: usize = 1 << 17;
 /// ... and other numbers it keeps; past it, a new one counts as unmarked.
 const MAX_OTHERS: usize = 1_000;
@@ -61,6 +69,9 @@ pub enum Class {
     /// A revert a person approved.
     ApprovedRestorer,
 }
+
+/// Marking entries in a row that say a connection is held.
+const HOLDING: u8 = 5;
 
 impl Class {
     /// Whether the connection's edit was approved by a person.
@@ -81,6 +92,9 @@ pub enum Mark {
     Approved,
     Restorer,
     ApprovedRestorer,
+    /// A write that says its connection is held: its later appends send
+    /// no mark.
+    Holding,
 }
 
 impl Mark {
@@ -108,6 +122,7 @@ impl Mark {
             Mark::Approved => 2,
             Mark::Restorer => 3,
             Mark::ApprovedRestorer => 4,
+            Mark::Holding => HOLDING as usize,
         }
     }
 }
@@ -117,32 +132,76 @@ pub fn keep_all(length: usize) -> Value {
     Builder::new().retain(length).finish()
 }
 
+/// Whether a wire operation surely removes nothing: it holds only inserted
+/// text and counts kept (Rustpad writes a deletion as a negative count).
+pub fn removes_nothing(operation: &Value) -> bool {
+    operation
+        .as_array()
+        .is_some_and(|parts| parts.iter().all(|part| part.is_string() || part.is_u64()))
+}
+
 /// Where one connection's writes stand as its entries arrive: the rule
-/// [`Classifier`] and [`Marked`] both follow (the classifier also counts
-/// the run, to tell an approval or a revert).
-#[derive(Clone, Copy, Debug, Default)]
+/// [`Classifier`] and [`Marked`] both follow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct WriteState {
     /// Its first entry was a mark: it carries writes of ours.
     began_marked: bool,
+    /// It said it is held: an edit with no run before it is a write too.
+    held: bool,
     /// Its last entry kept everything: a write under way (or one that gave up).
     under_way: bool,
-    /// Its last entry was the edit a mark announced.
+    /// Its last entry was the edit of a write.
     finished: bool,
+    /// Entries that kept everything since its last edit, up to [`HOLDING`].
+    run: u8,
 }
 
 impl WriteState {
-    /// The connection's next entry; `first` when it is its first.
-    fn follow(&mut self, first: bool, keeps_everything: bool) {
+    /// Takes the connection's next entry, `first` when it is its first, and
+    /// returns its class (for an edit, the class of the write it ends; for
+    /// a mark, of the write under way so far).
+    fn follow(&mut self, first: bool, keeps_everything: bool) -> Class {
         if first {
             self.began_marked = keeps_everything;
         }
         if !self.began_marked {
-            return;
+            return Class::Unmarked;
         }
         if keeps_everything {
+            self.run = (self.run + 1).min(HOLDING);
             (self.under_way, self.finished) = (true, false);
-        } else {
-            (self.under_way, self.finished) = (false, self.under_way);
+            return class_of_run(self.run);
+        }
+        let class = match self.run {
+            0 if self.held => Class::Writer,
+            HOLDING => {
+                self.held = true;
+                Class::Writer
+            }
+            run => class_of_run(run),
+        };
+        (self.under_way, self.finished) = (false, class != Class::Unmarked);
+        self.run = 0;
+        class
+    }
+
+    /// The state in one byte, for [`Marked`]'s table; bit 7 says the
+    /// connection has made an entry.
+    fn pack(self) -> u8 {
+        0x80 | u8::from(self.began_marked)
+            | u8::from(self.held) << 1
+            | u8::from(self.under_way) << 2
+            | u8::from(self.finished) << 3
+            | self.run << 4
+    }
+
+    fn unpack(byte: u8) -> WriteState {
+        WriteState {
+            began_marked: byte & 1 != 0,
+            held: byte & 2 != 0,
+            under_way: byte & 4 != 0,
+            finished: byte & 8 != 0,
+            run: (byte >> 4) & 7,
         }
     }
 }
@@ -151,7 +210,7 @@ impl WriteState {
 fn class_of_run(keeps: u8) -> Class {
     match keeps {
         0 => Class::Unmarked,
-        1 => Class::Writer,
+        1 | HOLDING => Class::Writer,
         2 => Class::Approved,
         3 => Class::Restorer,
         _ => Class::ApprovedRestorer,
@@ -165,8 +224,6 @@ fn class_of_run(keeps: u8) -> Class {
 pub struct Classifier {
     /// Where the connection's writes stand; None before its first entry.
     state: Option<WriteState>,
-    /// Entries that kept everything since the connection's last edit, up to four.
-    run: u8,
     /// The class of the connection's latest write: the run so far while it
     /// is under way, else the class of its last edit.
     class: Class,
@@ -176,7 +233,6 @@ impl Classifier {
     pub fn new() -> Classifier {
         Classifier {
             state: None,
-            run: 0,
             class: Class::Unmarked,
         }
     }
@@ -185,18 +241,10 @@ impl Classifier {
     /// the class of the write it ends).
     pub fn follow(&mut self, keeps_everything: bool) -> Class {
         let first = self.state.is_none();
-        let state = self.state.get_or_insert_default();
-        state.follow(first, keeps_everything);
-        if !state.began_marked {
-            return Class::Unmarked;
-        }
-        if keeps_everything {
-            self.run = (self.run + 1).min(4);
-            self.class = class_of_run(self.run);
-        } else {
-            self.class = class_of_run(self.run);
-            self.run = 0;
-        }
+        self.class = self
+            .state
+            .get_or_insert_default()
+            .follow(first, keeps_everything);
         self.class
     }
 
@@ -228,21 +276,15 @@ impl Default for Classifier {
 /// server's writers among the people in a pad without the rest of who wrote
 /// what (`authorship`, which also tells an approved mark). Cheap enough to
 /// follow every entry of a long history: Rustpad numbers a pad's connections
-/// from 0, so each is a few bits in vectors indexed by its number (a few
+/// from 0, so each is a byte in a table indexed by its number (a few
 /// numbers past it, such as Rustpad's own for text loaded from its
 /// database, in a map).
 #[derive(Clone, Debug, Default)]
 pub struct Marked {
-    /// Bit per connection number: it has made an entry.
-    seen: Vec<u64>,
-    /// Bit per connection number: its first entry was a mark.
-    began_marked: Vec<u64>,
-    /// Bit per such connection: its last entry kept everything (a write
-    /// under way, or one that gave up)...
-    under_way: Vec<u64>,
-    /// ... or its last entry was the edit a mark announced.
-    finished: Vec<u64>,
-    /// Numbers past the vectors' bound, with the state bits above.
+    /// Per connection number, its [`WriteState`] packed; 0 if it has made
+    /// no entry.
+    states: Vec<u8>,
+    /// Numbers past the table's bound, with their states.
     others: HashMap<u64, WriteState>,
 }
 
@@ -254,39 +296,16 @@ impl Marked {
             Ok(number) if number < MAX_NUMBERED => number,
             _ => return self.follow_other(author, keeps_everything),
         };
-        let (word, bit) = (number >> 6, 1u64 << (number & 63));
-        if word >= self.seen.len() {
-            for bits in [
-                &mut self.seen,
-                &mut self.began_marked,
-                &mut self.under_way,
-                &mut self.finished,
-            ] {
-                bits.resize(word + 1, 0);
-            }
+        if number >= self.states.len() {
+            self.states.resize(number + 1, 0);
         }
-        let at = |bits: &[u64]| bits[word] & bit != 0;
-        let mut state = WriteState {
-            began_marked: at(&self.began_marked),
-            under_way: at(&self.under_way),
-            finished: at(&self.finished),
-        };
-        state.follow(!at(&self.seen), keeps_everything);
-        self.seen[word] |= bit;
-        for (bits, on) in [
-            (&mut self.began_marked, state.began_marked),
-            (&mut self.under_way, state.under_way),
-            (&mut self.finished, state.finished),
-        ] {
-            if on {
-                bits[word] |= bit;
-            } else {
-                bits[word] &= !bit;
-            }
-        }
+        let packed = self.states[number];
+        let mut state = WriteState::unpack(packed);
+        state.follow(packed == 0, keeps_everything);
+        self.states[number] = state.pack();
     }
 
-    /// [`Marked::follow`] for a number past the vector's bound. Past
+    /// [`Marked::follow`] for a number past the table's bound. Past
     /// [`MAX_OTHERS`] of them a new connection is not followed, so it reads
     /// as unmarked.
     #[cold]
@@ -301,45 +320,41 @@ impl Marked {
             .follow(first, keeps_everything);
     }
 
+    /// Where connection `author`'s writes stand, if it made an entry.
+    fn state(&self, author: u64) -> Option<WriteState> {
+        match usize::try_from(author) {
+            Ok(number) if number < MAX_NUMBERED => self
+                .states
+                .get(number)
+                .filter(|packed| **packed != 0)
+                .map(|packed| WriteState::unpack(*packed)),
+            _ => self.others.get(&author).copied(),
+        }
+    }
+
     /// Whether connection `author`'s last entry is the edit of a write of
     /// this server's: a write connection leaves right after it, so a report
     /// of who is in the pad can leave it out before Rustpad says it left (a
     /// person who copies the mark and types on is shown again from their
     /// next keystroke).
     pub fn finished(&self, author: u64) -> bool {
-        match usize::try_from(author) {
-            Ok(number) if number < MAX_NUMBERED => has_bit(&self.finished, number),
-            _ => self.others.get(&author).is_some_and(|bits| bits.finished),
-        }
+        self.state(author).is_some_and(|state| state.finished)
     }
 
     /// Whether connection `author`'s latest write is marked: under way, or
-    /// its last entry the edit a mark announced.
+    /// its last entry the edit of a write.
     pub fn is_marked(&self, author: u64) -> bool {
-        match usize::try_from(author) {
-            Ok(number) if number < MAX_NUMBERED => {
-                has_bit(&self.under_way, number) || has_bit(&self.finished, number)
-            }
-            _ => self
-                .others
-                .get(&author)
-                .is_some_and(|bits| bits.under_way || bits.finished),
-        }
+        self.state(author)
+            .is_some_and(|state| state.under_way || state.finished)
     }
 
     /// The connections that made an entry, in no order.
     pub fn connections(&self) -> impl Iterator<Item = u64> + '_ {
-        let numbered = (0..self.seen.len() * 64)
-            .filter(|number| has_bit(&self.seen, *number))
-            .map(|number| number as u64);
+        let numbered = (self.states.iter().enumerate())
+            .filter(|(_, packed)| **packed != 0)
+            .map(|(number, _)| number as u64);
         numbered.chain(self.others.keys().copied())
     }
-}
-
-/// Whether connection `number`'s bit is set in `bits`.
-fn has_bit(bits: &[u64], number: usize) -> bool {
-    bits.get(number / 64)
-        .is_some_and(|word| word & (1 << (number % 64)) != 0)
 }
 
 #[cfg(test)]
@@ -365,13 +380,7 @@ mod tests {
         );
         assert_eq!(
             classes(&[true, true, true, true, true]),
-            [
-                Writer,
-                Approved,
-                Restorer,
-                ApprovedRestorer,
-                ApprovedRestorer
-            ]
+            [Writer, Approved, Restorer, ApprovedRestorer, Writer]
         );
         assert!(ApprovedRestorer.approved() && ApprovedRestorer.restores());
         assert!(!Restorer.approved() && !Approved.restores());
@@ -383,6 +392,74 @@ mod tests {
             [Writer, Approved, Approved, Writer, Writer, Unmarked]
         );
         assert_eq!(classes(&[false, true, false]), [Unmarked; 3]);
+    }
+
+    #[test]
+    fn a_run_of_five_says_the_connection_is_held() {
+        use Class::*;
+        let holding = [true; 5];
+        // A held connection: its first write, the write that says it is
+        // held, then appends with no mark before them.
+        let entries = [&[true, false][..], &holding, &[false, false, false]].concat();
+        assert_eq!(
+            classes(&entries),
+            [
+                Writer,
+                Writer,
+                Writer,
+                Approved,
+                Restorer,
+                ApprovedRestorer,
+                Writer,
+                Writer,
+                Writer,
+                Writer
+            ]
+        );
+        // On it, a run still classes the edit that ends it, and only that
+        // one: an approval is used once.
+        let entries = [&holding[..], &[false, true, true, false, false]].concat();
+        assert_eq!(
+            classes(&entries)[5..],
+            [Writer, Writer, Approved, Approved, Writer]
+        );
+        // A longer run says the same as five.
+        let entries = [&[true; 7][..], &[false, false]].concat();
+        assert_eq!(classes(&entries)[7..], [Writer, Writer]);
+        // Fewer than five, or a connection that began by changing the text
+        // (a person's, whose collided edits Rustpad stores as keeps), is
+        // never held.
+        assert_eq!(
+            classes(&[true, true, true, true, false, false])[5],
+            Unmarked
+        );
+        let entries = [&[false][..], &holding, &[false, false]].concat();
+        assert_eq!(classes(&entries), [Unmarked; 8]);
+    }
+
+    #[test]
+    fn the_table_and_the_classifier_agree_on_every_short_history() {
+        // Every history of one connection up to 10 entries, kept in the
+        // table's byte and in the classifier's state alike.
+        for length in 0..=10 {
+            for bits in 0u32..1 << length {
+                let mut marked = Marked::default();
+                let mut classifier = Classifier::new();
+                for at in 0..length {
+                    let keeps = bits & 1 << at != 0;
+                    marked.follow(2, keeps);
+                    classifier.follow(keeps);
+                    let what = format!("{bits:b} after {at}");
+                    assert_eq!(marked.finished(2), classifier.finished(), "{what}");
+                    assert_eq!(
+                        marked.is_marked(2),
+                        classifier.under_way() || classifier.finished(),
+                        "{what}"
+                    );
+                    assert_eq!(marked.state(2), classifier.state, "{what}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -437,6 +514,14 @@ mod tests {
             marked.follow(number, false);
             assert!(marked.finished(number));
         }
+        // A held connection's appends, with no mark before them, are each
+        // a finished write.
+        for keeps in [
+            true, false, true, true, true, true, true, false, false, false,
+        ] {
+            marked.follow(8, keeps);
+        }
+        assert!(marked.finished(8) && marked.is_marked(8));
         for keeps in [false, true, false] {
             marked.follow(6, keeps);
             assert!(!marked.finished(6) && !marked.is_marked(6), "a person's");
@@ -459,6 +544,17 @@ mod tests {
             person.follow(keeps);
             assert!(!person.finished() && !person.under_way());
         }
+    }
+
+    #[test]
+    fn only_a_negative_count_removes_text() {
+        use serde_json::json;
+        assert!(removes_nothing(&json!([12, "added"])));
+        assert!(removes_nothing(&json!(["new", 3])));
+        assert!(!removes_nothing(&json!([12, -1, "changed"])));
+        assert!(!removes_nothing(&json!([-4])));
+        assert!(!removes_nothing(&json!([2.5])));
+        assert!(!removes_nothing(&json!({"not": "an operation"})));
     }
 
     #[test]

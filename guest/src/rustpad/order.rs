@@ -3,7 +3,8 @@
 //! Rustpad puts every edit in one order. Each write of this server's marks
 //! its connection with entries that change nothing right before its edit
 //! ([`marks`](super::marks)), so the history says where every write under
-//! way stands in that order. A write that may remove text takes its place
+//! way stands in that order (an append on a connection held between calls
+//! sends none: it removes nothing, so no removal waits for it). A write that may remove text takes its place
 //! first: it sends its mark, and once Rustpad has recorded it, waits until
 //! every writer marked before it has made its edit or left the pad
 //! (`PadSocket::queue`). Their removals are then in the history the removal

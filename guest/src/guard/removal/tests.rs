@@ -175,6 +175,48 @@ fn the_models_own_writes_cannot_shrink_the_count() {
     assert!(removal.needs_person(), "{:?}", removal.facts());
 }
 
+/// A connection the host holds: its first write, the write that says it
+/// is held, then `appends` appends of `text` with no mark before them.
+fn held_appends(history: &mut History, connection: u64, appends: usize, text: &str) {
+    let at = history.length;
+    history.write(connection, false, serde_json::json!([at, text]));
+    for _ in 0..Mark::Holding.entries() {
+        let keep = crate::rustpad::marks::keep_all(history.length);
+        history.entry(connection, keep);
+    }
+    for _ in 0..appends {
+        let at = history.length;
+        history.entry(connection, serde_json::json!([at, text]));
+    }
+}
+
+#[test]
+fn a_held_connections_appends_neither_move_the_window_nor_dilute_the_rule() {
+    // 40 of 100 removed, then many appends on a held connection, unmarked
+    // each: as marked as the writes before them, so the window stays.
+    let mut history = History::seeded(100);
+    history.write(1, false, cut(40, 100));
+    held_appends(&mut history, 2, 2 * WINDOW_EDITS as usize, "x");
+    let removal = history.judge(24);
+    assert!(removal.needs_person(), "{:?}", removal.facts());
+    // 3,000 characters appended so do not count as people's text.
+    let mut history = History::seeded(1_520);
+    held_appends(&mut history, 2, 2, &"j".repeat(1_000));
+    assert!(history.judge(1_520).needs_person());
+    assert!(!history.judge(700).needs_person());
+    // The same appends on a connection that did not say it is held are a
+    // person's typing after a write's edit, and do dilute it: the run of
+    // five is what tells them apart.
+    let mut history = History::seeded(1_520);
+    let at = history.length;
+    history.write(2, false, serde_json::json!([at, "j".repeat(1_000)]));
+    for _ in 0..2 {
+        let at = history.length;
+        history.entry(2, serde_json::json!([at, "j".repeat(1_000)]));
+    }
+    assert!(!history.judge(1_520).needs_person());
+}
+
 #[test]
 fn a_person_typing_a_little_keeps_the_count_and_a_page_ends_it() {
     let mut history = History::seeded(100);
