@@ -272,9 +272,10 @@ async def test_a_cut_on_a_kept_connection_tells_the_truth_and_the_next_append_jo
         assert outcome in ("written", "not written"), message
         outcomes[marker("k1")] = outcome
         assert rig.proxy.counts["after_edit"] == 1
-        # No socket of its own but the look that learnt the outcome (and, when the edit had not
-        # landed, the retry's).
-        assert rig.proxy.counts["sockets"] - sockets <= (1 if outcome == "written" else 2)
+        # No socket of its own but the look that learnt the outcome and, when the edit had not
+        # landed, the retry's (a cut right after the edit went out can keep it from Rustpad: the
+        # reset throws away what Rustpad had not read yet, so even "written" may be the retry's).
+        assert rig.proxy.counts["sockets"] - sockets <= 2, message
         outcome, message = await append(client, rig.pad, marker("k2"))
         assert outcome == "written", message
         outcomes[marker("k2")] = outcome

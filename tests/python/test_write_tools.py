@@ -290,10 +290,10 @@ async def test_writes_announce_the_server_as_collaborator_rustpad_mcp(client, ru
 async def test_appends_go_on_one_kept_connection_that_people_never_see(client, rustpad, pad):
     rustpad.seed(pad, "x")
     with rustpad.person(pad) as person:
-        for letter in "abc":
+        for letter in "abcd":
             ok(await call(client, "append_to_document", {"id": pad, "text": letter}))
         await person.expect(lambda line: "History" in line.get("server", {}) and any(
-            entry["operation"][-1:] == ["c"] for entry in line["server"]["History"]["operations"]
+            entry["operation"][-1:] == ["d"] for entry in line["server"]["History"]["operations"]
         ))
         relayed = [line["server"] for line in person.seen if "server" in line]
     entries = [
@@ -301,18 +301,20 @@ async def test_appends_go_on_one_kept_connection_that_people_never_see(client, r
         for entry in message["History"]["operations"]
     ]
     writers = {entry["id"] for entry in entries if entry["id"] != person.identity}
-    # One connection carried all three writes, each its own mark and edit.
+    # One connection carried all four writes: the first its mark and edit, the second a run of
+    # five marks (the connection is held) and its edit, the others only their edit.
     assert len(writers) == 1, entries
-    assert len(entries) == 6, entries
-    assert [changes_nothing(entry["operation"]) for entry in entries] == [True, False] * 3
+    assert [changes_nothing(entry["operation"]) for entry in entries] == (
+        [True, False] + [True] * 5 + [False] * 3
+    ), entries
     # Nothing else reached the person: no name, and at most the empty caret it joined with.
     (writer,) = writers
     assert not [m for m in relayed if "UserInfo" in m and m["UserInfo"]["id"] == writer]
     carets = [m for m in relayed if "UserCursor" in m and m["UserCursor"]["id"] == writer]
     assert carets in ([], [{"UserCursor": {"id": writer, "data": {"cursors": [], "selections": []}}}])
-    # Only the first write joined: one snapshot barrier, three marks, three edits.
+    # Only the first write joined: one snapshot barrier.
     assert frame_kinds(rustpad.log(pad)).count("CursorData") == 1
-    assert rustpad.text(pad) == "xabc"
+    assert rustpad.text(pad) == "xabcd"
 
 
 async def test_bases_of_appends_on_a_kept_connection_name_the_whole_text(client, rustpad, pad):

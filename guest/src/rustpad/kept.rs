@@ -6,9 +6,12 @@
 //!
 //! What keeps the guard whole on a connection that carries many writes
 //! (argued in docs/security.md, "Writes on a held socket"):
-//! - each write sends its own mark before its edit, so its place in the
-//!   order of writes, and its class, are read from its own entries
-//!   (`marks`, `order`);
+//! - the first write on a kept connection says, with a run of five marks,
+//!   that the connection is held; after that its appends send no mark, and
+//!   the history still reads each as a write of ours (`marks`). An append
+//!   removes nothing, so the order of removals (`order`) has nothing to
+//!   wait for it for; a write that may remove text would send its own
+//!   mark, though only appends are kept;
 //! - a connection is kept only when its last entry in the history changed
 //!   the text: a mark left without its edit, or an edit Rustpad stored as a
 //!   keep after a collision, would run into the next write's mark;
@@ -31,7 +34,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::socket::{PadSocket, writers_key};
+use super::marks::{Mark, removes_nothing};
+use super::socket::{Hold, PadSocket, writers_key};
 use super::state::PadState;
 use super::track::Track;
 use super::url::RustpadUrl;
@@ -58,6 +62,9 @@ struct Cursor<'a> {
     /// lies after that.
     #[serde(default)]
     hashed: Option<Cow<'a, str>>,
+    /// The connection's history says it is held ([`Mark::Holding`]).
+    #[serde(default)]
+    held: bool,
 }
 
 impl PadSocket {
@@ -86,6 +93,7 @@ impl PadSocket {
         state.marked = None;
         let mut socket = PadSocket::on(held.connection, state, Some(url.clone()), true);
         socket.started = cursor.started;
+        socket.hold = if cursor.held { Hold::Held } else { Hold::Kept };
         // What waits is read; what keeps coming after that is read as the
         // write waits for its acknowledgement (Rustpad transforms the edit
         // over it, as over any edit made while one is in flight).
@@ -100,6 +108,19 @@ impl PadSocket {
             }
         }
         Some(socket)
+    }
+
+    /// The mark a write of class `mark` sends before `operation` on this
+    /// connection, if any. On a connection the host kept, a plain write that
+    /// removes nothing says once that the connection is held, and sends no
+    /// mark from then on; every other write sends its own.
+    pub(super) fn mark_for(&self, mark: Mark, operation: &serde_json::Value) -> Option<Mark> {
+        let plain = mark == Mark::Writer && removes_nothing(operation);
+        match self.hold {
+            Hold::Held if plain => None,
+            Hold::Kept if plain => Some(Mark::Holding),
+            _ => Some(mark),
+        }
     }
 
     /// When Rustpad started, as this session knows it.
@@ -137,6 +158,7 @@ impl PadSocket {
             language: self.state.language.as_deref().map(Cow::Borrowed),
             started: self.started,
             hashed: Some(Cow::Owned(hashed.save())),
+            held: self.hold == Hold::Held,
         };
         match serde_json::to_string(&cursor) {
             // JSON escapes every line break, so the first one ends the line.

@@ -66,6 +66,20 @@ pub struct PadSocket {
     /// shows no caret either, so people's editors are sent nothing but its
     /// history entries (see [`super::kept`]).
     pub(super) unseen: bool,
+    /// Whether the host kept the connection between calls, and whether its
+    /// history says so (see [`super::kept`]).
+    pub(super) hold: Hold,
+}
+
+/// A connection's standing as one the host keeps between calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Hold {
+    /// Joined for this call.
+    Joined,
+    /// Taken from the host; its history does not say it is held yet.
+    Kept,
+    /// Taken from the host, and its history says it is held ([`Mark::Holding`]).
+    Held,
 }
 
 /// Where a write stands in the pad's order of writes once it has queued
@@ -134,6 +148,7 @@ impl PadSocket {
             acknowledgement_lost: false,
             edit_sent: false,
             unseen,
+            hold: Hold::Joined,
         }
     }
 
@@ -293,7 +308,8 @@ impl PadSocket {
     /// Sends an edit built against the text at `revision` (at most the
     /// current one), after the entries of `mark` (see [`marks`]) that
     /// [`PadSocket::queue`] did not send already, which must be this
-    /// connection's first: Rustpad transforms the edit over every
+    /// connection's first (on a connection the host held, the mark it
+    /// needs there: [`PadSocket::mark_for`]): Rustpad transforms the edit over every
     /// edit since, as it does for any client whose edit crossed others in
     /// flight, and the marks change nothing it transforms over. `shown` is
     /// where people see this server's caret meanwhile, in the current text
@@ -318,17 +334,27 @@ impl PadSocket {
         // note never covers more than the write.
         let writers_key = writers_key(&self.state.id);
         writers::note(&writers_key, me, None);
+        let mark = self.mark_for(mark, &operation);
         let outcome = self
             .send_mark_and_caret(mark, shown)
             .and_then(|owed| self.send_and_confirm(revision, &operation, owed));
+        if outcome.is_ok() && mark == Some(Mark::Holding) {
+            self.hold = Hold::Held;
+        }
         let last = self.state.last_own_revision().unwrap_or(self.revision);
         writers::note(&writers_key, me, Some(last));
         outcome
     }
 
     /// Sends `mark`'s entries not sent yet (returning how many), then the caret `shown`.
-    fn send_mark_and_caret(&mut self, mark: Mark, shown: Option<Change>) -> Result<usize, Error> {
-        let owed = mark.entries().saturating_sub(self.marks_sent);
+    fn send_mark_and_caret(
+        &mut self,
+        mark: Option<Mark>,
+        shown: Option<Change>,
+    ) -> Result<usize, Error> {
+        let owed = mark
+            .map_or(0, Mark::entries)
+            .saturating_sub(self.marks_sent);
         for _ in 0..owed {
             // Pipelined: each is a whole-text keep at the current revision.
             self.send_mark()?;
