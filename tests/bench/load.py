@@ -198,6 +198,7 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
     records = []  # (began s since start, ms, outcome, pad, line)
     lock = threading.Lock()
     start = time.perf_counter()
+    start_unix = time.time()
     deadline = start + seconds
     sampler = CpuSampler(
         {
@@ -262,16 +263,19 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
         "outcomes": dict(by_outcome),
         "first_10s": window_figures(records, 0, WINDOW),
         "last_10s": window_figures(records, seconds - WINDOW, seconds),
-        # Calls served in each 10 s, and how long the pads had grown by its end (each call adds
-        # two entries: its mark and its edit), to tell a write's cost at a given pad size.
+        # Calls served in each 10 s, and how far the pads had grown by its end, to tell a write's
+        # cost at a given pad size.
         "per_10s": [
             window_figures(records, start, start + WINDOW).get("calls", 0)
             for start in range(0, int(seconds), int(WINDOW))
         ],
         # CPU seconds this server and Rustpad used in each 10 s (of 2 × 10 on two cores).
         "cpu_s_per_10s": cpu,
-        "entries_per_pad_by_10s": [
-            2 * sum(1 for began, ms, _, _, _ in records if began + ms / 1000 < start + WINDOW) // len(pads)
+        # Appends landed (an append on a connection held between calls is one history entry, on
+        # a fresh one two: its mark and its edit; `entries_per_pad` has the end's true count).
+        "appends_per_pad_by_10s": [
+            sum(1 for began, ms, outcome, _, _ in records if outcome == "ok" and began + ms / 1000 < start + WINDOW)
+            // len(pads)
             for start in range(0, int(seconds), int(WINDOW))
         ],
         # And how long its text had grown (Rustpad applies every entry to the whole text).
@@ -288,6 +292,14 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
         "not_written_but_present": sum(1 for key in not_written if present[key] > 0),
         "entries_per_pad": revisions,
         "people": [{k: r[k] for k in ("acknowledged", "disconnections", "reasons", "heard")} for r in reports],
+        # Disconnections before any pad was full: once one is, Rustpad ends a person's connection
+        # when their keystroke would pass its limit, whatever this server does.
+        "people_disconnected_with_room": sum(
+            1
+            for report in reports
+            for at in report["dropped_at"]
+            if not full or at - start_unix < min(full)
+        ),
         # What a person's editor was sent per call of ours on its pad: relayed messages (names,
         # carets, departures: Rustpad's small queue) and history entries (marks and edits).
         "per_call_seen_by_people": per_call_heard(records, pads, reports),
@@ -442,7 +454,7 @@ def describe(run):
     print(f"  first 10 s: {first}")
     print(f"  last 10 s:  {last}")
     print(f"  calls per 10 s: {run['per_10s']}")
-    print(f"  entries per pad (ours) by then: {run['entries_per_pad_by_10s']}")
+    print(f"  appends landed per pad by then: {run['appends_per_pad_by_10s']}")
     print(f"  characters per pad (ours) by then: {run['chars_per_pad_by_10s']}")
     for name in ("server", "rustpad", "clients", "people", "machine"):
         print(f"  CPU seconds of {name} per 10 s: {[window[name] for window in run['cpu_s_per_10s']]}")
@@ -464,10 +476,11 @@ def describe(run):
     )
     people = ", ".join(
         f"{p['acknowledged']} keystrokes, {p['disconnections']} disconnections"
-        + (f" ({'; '.join(p['reasons'])})" if p["reasons"] else "")
+        + (f" ({'; '.join(sorted(set(p['reasons'])))})" if p["reasons"] else "")
         for p in run["people"]
     )
     print(f"  people: {people}; all their typing present: {run['people_typing_all_present']}")
+    print(f"  people's disconnections while the pads had room: {run['people_disconnected_with_room']}")
     print(f"  a person's editor was sent, per call of ours on its pad: {run['per_call_seen_by_people']}")
     print(f"  server peak RSS {run['peak_rss_mib']} MiB")
 
