@@ -13,7 +13,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from conftest import call, failed, ok, text_of
+from conftest import call, failed, marks, ok, text_of
 from test_guard import Person, edits, guarded_client, not_confirmed, token_in
 
 pytestmark = pytest.mark.anyio
@@ -126,6 +126,27 @@ async def test_padding_a_pad_with_new_text_does_not_dilute_the_rule(rustpad, pad
     person = Person("decline")
     async with guarded_client(rustpad, era, person) as client:
         ok(await call(client, "append_to_document", {"id": pad, "text": "\n" + "x" * 5000}))
+        not_confirmed(
+            await call(client, "replace_in_document", replace(pad, "a person's notes", "")),
+            pad,
+            "decline",
+        )
+    assert len(person.asked) == 1
+    assert rustpad.text(pad).startswith("a person's notes\n")
+
+
+async def test_padding_through_a_held_connection_does_not_dilute_the_rule_elsewhere(rustpad, pad, era):
+    """Appends on a connection the host holds send no mark once it has said so (five marks on its
+    first reuse); another process, which has no record of them, still reads them as a writer's
+    text, never a person's."""
+    rustpad.seed(pad, "a person's notes")
+    async with guarded_client(rustpad, era) as client:
+        for _ in range(4):
+            ok(await call(client, "append_to_document", {"id": pad, "text": "\n" + "x" * 2000}))
+    # One mark for the first append, five for the second, none for the last two.
+    assert len(marks(rustpad, pad)) == 6 and len(edits(rustpad, pad)) == 4
+    person = Person("decline")
+    async with guarded_client(rustpad, era, person) as client:
         not_confirmed(
             await call(client, "replace_in_document", replace(pad, "a person's notes", "")),
             pad,
