@@ -121,18 +121,23 @@ async def test_two_removals_of_40_percent_within_the_window_ask_on_the_second(
     assert person.asked == []
 
 
+async def removing_the_notes_asks(client, rustpad, pad, person: Person) -> None:
+    """Removing "a person's notes" asks `person`, who declines, and they stay."""
+    not_confirmed(
+        await call(client, "replace_in_document", replace(pad, "a person's notes", "")),
+        pad,
+        "decline",
+    )
+    assert len(person.asked) == 1
+    assert rustpad.text(pad).startswith("a person's notes\n")
+
+
 async def test_padding_a_pad_with_new_text_does_not_dilute_the_rule(rustpad, pad, era):
     rustpad.seed(pad, "a person's notes")
     person = Person("decline")
     async with guarded_client(rustpad, era, person) as client:
         ok(await call(client, "append_to_document", {"id": pad, "text": "\n" + "x" * 5000}))
-        not_confirmed(
-            await call(client, "replace_in_document", replace(pad, "a person's notes", "")),
-            pad,
-            "decline",
-        )
-    assert len(person.asked) == 1
-    assert rustpad.text(pad).startswith("a person's notes\n")
+        await removing_the_notes_asks(client, rustpad, pad, person)
 
 
 async def test_padding_through_a_held_connection_does_not_dilute_the_rule_elsewhere(rustpad, pad, era):
@@ -147,13 +152,7 @@ async def test_padding_through_a_held_connection_does_not_dilute_the_rule_elsewh
     assert len(marks(rustpad, pad)) == 6 and len(edits(rustpad, pad)) == 4
     person = Person("decline")
     async with guarded_client(rustpad, era, person) as client:
-        not_confirmed(
-            await call(client, "replace_in_document", replace(pad, "a person's notes", "")),
-            pad,
-            "decline",
-        )
-    assert len(person.asked) == 1
-    assert rustpad.text(pad).startswith("a person's notes\n")
+        await removing_the_notes_asks(client, rustpad, pad, person)
 
 
 async def test_text_this_server_just_wrote_can_be_revised_without_asking(rustpad, pad, era):
