@@ -34,8 +34,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::marks::{Mark, removes_nothing};
-use super::socket::{Hold, PadSocket, writers_key};
+use super::marks::{Hold, Mark, removes_nothing};
+use super::socket::{PadSocket, writers_key};
 use super::state::PadState;
 use super::track::Track;
 use super::url::RustpadUrl;

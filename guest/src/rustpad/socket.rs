@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use super::Error;
 pub use super::caret::{Change, first_change};
-use super::marks::{self, Mark};
+use super::marks::{self, Hold, Mark};
 use super::protocol::ClientMsg;
 use super::state::Event;
 pub use super::state::{PadState, Track};
@@ -69,17 +69,6 @@ pub struct PadSocket {
     /// Whether the host kept the connection between calls, and whether its
     /// history says so (see [`super::kept`]).
     pub(super) hold: Hold,
-}
-
-/// A connection's standing as one the host keeps between calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Hold {
-    /// Joined for this call.
-    Joined,
-    /// Taken from the host; its history does not say it is held yet.
-    Kept,
-    /// Taken from the host, and its history says it is held ([`Mark::Holding`]).
-    Held,
 }
 
 /// Where a write stands in the pad's order of writes once it has queued

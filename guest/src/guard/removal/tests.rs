@@ -1,3 +1,10 @@
+//! The removal rule, case by case, each judged on a pad's history replayed
+//! entry by entry ([`History`]).
+//!
+//! Why this file is long: every case goes through that one harness, which
+//! stands in for a session folding Rustpad's history, so the cases and the
+//! harness they share stay together.
+
 use super::*;
 use crate::rustpad::ot::Operation;
 
