@@ -90,6 +90,23 @@ async def test_a_change_handle_takes_back_one_write_of_a_kept_connection(rustpad
     assert rustpad.text(pad) == "start\none\nthree\n"
 
 
+async def test_appends_of_a_held_connection_are_this_servers_to_take_back(rustpad, pad, client):
+    """From its third append on, a held connection sends only the edit, no mark: those appends are
+    still this server's writes, which "by": "this_server" takes back with the rest."""
+    rustpad.seed(pad, "start\n")
+    written = [
+        ok(await call(client, "append_to_document", {"id": pad, "text": f"{word}\n"}))
+        for word in ("one", "two", "three", "four")
+    ]
+    assert len(marks(rustpad, pad)) == 6, "one mark, a run of five, then none"
+    rustpad.set_by_person(pad, "A person's title\n" + rustpad.text(pad))
+    undone = ok(
+        await call(client, "revert_changes", {"id": pad, "base": written[0]["base_before"], "by": "this_server"})
+    )
+    assert undone["taken_back"] == 4, undone
+    assert rustpad.text(pad) == "A person's title\nstart\n"
+
+
 async def test_this_servers_writes_since_a_base_are_taken_back_and_no_one_elses(rustpad, pad, client):
     rustpad.seed(pad, "one\ntwo\n")
     first = ok(await call(client, "append_to_document", {"id": pad, "text": "three\n"}))
