@@ -282,6 +282,29 @@ async def test_a_cut_on_a_kept_connection_tells_the_truth_and_the_next_append_jo
     check_pad(rig.rustpad.text(rig.pad), outcomes)
 
 
+async def test_an_edit_lost_on_a_held_connection_is_written_again_on_a_new_one(rig):
+    """The third append of one server goes on a connection that says it is held, so it sends its
+    edit alone. That edit dropped before Rustpad saw it, the server learns that nothing was
+    written, writes it again on a connection of its own, and the appends after it land."""
+    rig.rustpad.seed(rig.pad, START)
+    outcomes = {}
+    async with rig.client() as client:
+        for name in ("h0", "h1"):
+            outcomes[marker(name)], message = await append(client, rig.pad, marker(name))
+            assert outcomes[marker(name)] == "written", message
+        rig.proxy.drop_edit(next=1)
+        outcome, message = await append(client, rig.pad, marker("h2"))
+        assert rig.proxy.counts["drop_edit"] == 1 and rig.proxy.dropped == [marker("h2")]
+        assert outcome == "written", message
+        outcomes[marker("h2")] = outcome
+        for name in ("h3", "h4"):
+            outcomes[marker(name)], message = await append(client, rig.pad, marker(name))
+            assert outcomes[marker(name)] == "written", message
+    text = rig.rustpad.text(rig.pad)
+    check_pad(text, outcomes)
+    assert text == START + "".join(marker(f"h{i}") for i in range(5))
+
+
 async def test_rustpad_paused_mid_write(rig):
     rig.rustpad.seed(rig.pad, START)
     pid = rig.rustpad.process.pid

@@ -138,7 +138,11 @@ impl PadSocket {
         let edit = self.own_edit().map(|edit| edit.revision);
         let nothing_sent = self.marks_sent == 0 && !self.edit_sent;
         let edit_ended_it = self.edit_sent && edit.is_some() && edit == self.last_own_revision();
+        // A session that learnt its edit's outcome elsewhere closed its
+        // connection, though it may have sent nothing the history shows (a
+        // held append has no mark).
         let keepable = self.unseen
+            && !self.closed
             && !self.acknowledgement_lost
             && self.authorship().is_none()
             && (nothing_sent || edit_ended_it);

@@ -95,6 +95,7 @@ impl PadSocket {
     ) -> Result<(), Error> {
         // Our end goes first, so Rustpad lets the old connection go.
         self.connection.close();
+        self.closed = true;
         match settle(&self.state.id, sent, &inserted(operation)) {
             Settled::Landed(look) => {
                 self.catch_up(*look)?;

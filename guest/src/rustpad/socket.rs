@@ -62,6 +62,9 @@ pub struct PadSocket {
     pub(super) acknowledgement_lost: bool,
     /// An edit went out on this session and is not known to have failed.
     pub(super) edit_sent: bool,
+    /// The connection was closed to learn an edit's outcome elsewhere
+    /// ([`super::settle`]): nothing more goes over it.
+    pub(super) closed: bool,
     /// The connection never named itself (a look's barrier): a write on it
     /// shows no caret either, so people's editors are sent nothing but its
     /// history entries (see [`super::kept`]).
@@ -136,6 +139,7 @@ impl PadSocket {
             started: None,
             acknowledgement_lost: false,
             edit_sent: false,
+            closed: false,
             unseen,
             hold: Hold::Joined,
         }
