@@ -253,7 +253,7 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
     by_outcome = Counter(outcome for _, _, outcome, _, _ in records)
     landed = {(pad, line) for _, _, outcome, pad, line in records if outcome == "ok"}
     not_written = {(pad, line) for _, _, outcome, pad, line in records if outcome in ("not written", "pad full")}
-    full = [began for began, _, outcome, _, _ in records if outcome == "pad full"]
+    full_at = min((began for began, _, outcome, _, _ in records if outcome == "pad full"), default=None)
     people_present = sum(texts[pads[n]].split("\n")[0].endswith(r["typed"]) for n, r in enumerate(reports))
     return {
         "clients": clients,
@@ -269,7 +269,8 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
             window_figures(records, start, start + WINDOW).get("calls", 0)
             for start in range(0, int(seconds), int(WINDOW))
         ],
-        # CPU seconds this server and Rustpad used in each 10 s (of 2 × 10 on two cores).
+        # CPU seconds each party (this server, Rustpad, the bench's clients, the people) and the
+        # whole machine used in each 10 s (of 2 × 10 on two cores).
         "cpu_s_per_10s": cpu,
         # Appends landed (an append on a connection held between calls is one history entry, on
         # a fresh one two: its mark and its edit; `entries_per_pad` has the end's true count).
@@ -286,7 +287,7 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
         ],
         # When a pad first refused an append for Rustpad's size limit: from then on its appends are
         # refused, and Rustpad ends the connection of a person whose keystroke would pass it.
-        "pad_full_at_s": round(min(full), 1) if full else None,
+        "pad_full_at_s": round(full_at, 1) if full_at is not None else None,
         "lost": sum(1 for key in landed if present[key] == 0),
         "doubled": sum(1 for count in present.values() if count > 1),
         "not_written_but_present": sum(1 for key in not_written if present[key] > 0),
@@ -298,7 +299,7 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
             1
             for report in reports
             for at in report["dropped_at"]
-            if not full or at - start_unix < min(full)
+            if full_at is None or at - start_unix < full_at
         ),
         # What a person's editor was sent per call of ours on its pad: relayed messages (names,
         # carets, departures: Rustpad's small queue) and history entries (marks and edits).
