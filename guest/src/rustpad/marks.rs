@@ -54,6 +54,8 @@ use super::ot::Builder;
 const MAX_NUMBERED: usize = 1 << 17;
 /// ... and other numbers it keeps; past it, a new one counts as unmarked.
 const MAX_OTHERS: usize = 1_000;
+/// Marking entries in a row that say a connection is held.
+const HOLDING: u8 = 5;
 
 /// What the marking entries before an edit said about its write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,9 +71,6 @@ pub enum Class {
     /// A revert a person approved.
     ApprovedRestorer,
 }
-
-/// Marking entries in a row that say a connection is held.
-const HOLDING: u8 = 5;
 
 impl Class {
     /// Whether the connection's edit was approved by a person.
