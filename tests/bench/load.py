@@ -56,8 +56,8 @@ def tools_call(connection, request_id, tool, arguments):
 
 def call(connection, request_id, tool, arguments):
     """(milliseconds, outcome) of one call, where outcome is "ok", "not written", "pad full" (not
-    written either: the pad reached Rustpad's size limit), "unknown" or the start of another
-    failure's text."""
+    written either: the pad reached the length this server writes to, short of Rustpad's limit by
+    the room it leaves to people), "unknown" or the start of another failure's text."""
     began = time.perf_counter()
     reply = tools_call(connection, request_id, tool, arguments)
     elapsed = (time.perf_counter() - began) * 1000
@@ -69,7 +69,7 @@ def call(connection, request_id, tool, arguments):
     text = result["content"][0]["text"]
     if "Outcome unknown" in text:
         return elapsed, "unknown"
-    if "more than Rustpad's limit" in text:
+    if "leaving the last" in text or "more than Rustpad's limit" in text:
         return elapsed, "pad full"
     if "nothing was written" in text:
         return elapsed, "not written"
@@ -126,7 +126,7 @@ class UpstreamRustpad:
 
 def window_figures(records, since, until):
     """Calls that wrote and ended in [since, until) seconds of the run: how many, their p50 and
-    p99 (a refusal, such as one past Rustpad's size limit once a pad is full, serves nothing)."""
+    p99 (a refusal, such as one once a pad is full, serves nothing)."""
     latencies = [ms for began, ms, outcome, _, _ in records if since <= began + ms / 1000 < until and outcome == "ok"]
     if not latencies:
         return {"calls": 0}
@@ -198,7 +198,6 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
     records = []  # (began s since start, ms, outcome, pad, line)
     lock = threading.Lock()
     start = time.perf_counter()
-    start_unix = time.time()
     deadline = start + seconds
     sampler = CpuSampler(
         {
@@ -285,22 +284,14 @@ def load_run(rustpad, seconds, clients, cut=0.0, label="load"):
             // len(pads)
             for start in range(0, int(seconds), int(WINDOW))
         ],
-        # When a pad first refused an append for Rustpad's size limit: from then on its appends are
-        # refused, and Rustpad ends the connection of a person whose keystroke would pass it.
+        # When a pad first refused an append for being full: from then on its appends are refused,
+        # while people go on typing in the room this server leaves them.
         "pad_full_at_s": round(full_at, 1) if full_at is not None else None,
         "lost": sum(1 for key in landed if present[key] == 0),
         "doubled": sum(1 for count in present.values() if count > 1),
         "not_written_but_present": sum(1 for key in not_written if present[key] > 0),
         "entries_per_pad": revisions,
         "people": [{k: r[k] for k in ("acknowledged", "disconnections", "reasons", "heard")} for r in reports],
-        # Disconnections before any pad was full: once one is, Rustpad ends a person's connection
-        # when their keystroke would pass its limit, whatever this server does.
-        "people_disconnected_with_room": sum(
-            1
-            for report in reports
-            for at in report["dropped_at"]
-            if full_at is None or at - start_unix < full_at
-        ),
         # What a person's editor was sent per call of ours on its pad: relayed messages (names,
         # carets, departures: Rustpad's small queue) and history entries (marks and edits).
         "per_call_seen_by_people": per_call_heard(records, pads, reports),
@@ -466,7 +457,7 @@ def describe(run):
         last_whole = last_counted_window(run)
         before = run["per_10s"][last_whole] / max(first.get("calls", 0), 1) if last_whole >= 0 else 0
         print(
-            f"  a pad reached Rustpad's size limit at {run['pad_full_at_s']} s; in the last 10 s before"
+            f"  a pad was full (for this server's writes) at {run['pad_full_at_s']} s; in the last 10 s before"
             f" it, served / the first: {before:.2f}"
         )
     print(f"  {flat_server_ceiling(run)}")
@@ -481,7 +472,6 @@ def describe(run):
         for p in run["people"]
     )
     print(f"  people: {people}; all their typing present: {run['people_typing_all_present']}")
-    print(f"  people's disconnections while the pads had room: {run['people_disconnected_with_room']}")
     print(f"  a person's editor was sent, per call of ours on its pad: {run['per_call_seen_by_people']}")
     print(f"  server peak RSS {run['peak_rss_mib']} MiB")
 

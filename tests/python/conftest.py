@@ -59,6 +59,9 @@ HANG_GUARD_SECONDS = 120
 
 # Rustpad's document limit in code points.
 MAX_DOCUMENT_CHARS = 262_144
+# What this server's writes leave to people at the end of that limit, and the longest pad they make.
+ROOM_FOR_PEOPLE = 4_096
+MAX_WRITTEN_CHARS = MAX_DOCUMENT_CHARS - ROOM_FOR_PEOPLE
 
 # The eras a client can speak: legacy = the 2025-11-25 initialize handshake; auto = the SDK's
 # server/discover probe, which settles on 2026-07-28 with this server.

@@ -14,6 +14,7 @@ import pytest
 from conftest import (
     ERAS,
     MAX_DOCUMENT_CHARS,
+    MAX_WRITTEN_CHARS,
     call,
     changes_nothing,
     edits,
@@ -135,20 +136,20 @@ async def test_append_counts_code_points(client, rustpad, pad):
 
 
 async def test_append_up_to_the_limit_in_code_points_succeeds(client, rustpad, pad):
-    rustpad.seed(pad, "x" * (MAX_DOCUMENT_CHARS - 4))
+    rustpad.seed(pad, "x" * (MAX_WRITTEN_CHARS - 4))
     structured = write_outcome(
         await call(client, "append_to_document", {"id": pad, "text": "🎉🎉🎉🎉"}), rustpad, pad
     )
-    assert structured["characters"] == MAX_DOCUMENT_CHARS
+    assert structured["characters"] == MAX_WRITTEN_CHARS
     assert rustpad.text(pad).endswith("🎉🎉🎉🎉")
 
 
 async def test_append_past_the_limit_is_refused_before_sending(client, rustpad, pad):
-    rustpad.seed(pad, "x" * (MAX_DOCUMENT_CHARS - 1))
+    rustpad.seed(pad, "x" * (MAX_WRITTEN_CHARS - 1))
     message = failed(await call(client, "append_to_document", {"id": pad, "text": "🎉🎉"}))
-    assert str(MAX_DOCUMENT_CHARS) in message
+    assert str(MAX_WRITTEN_CHARS) in message
     assert edits(rustpad, pad) == []
-    assert len(rustpad.text(pad)) == MAX_DOCUMENT_CHARS - 1
+    assert len(rustpad.text(pad)) == MAX_WRITTEN_CHARS - 1
 
 
 # -- set_document (empty pads and identical content only) --------------------------------------
@@ -344,7 +345,7 @@ async def test_bases_of_appends_on_a_kept_connection_name_the_whole_text(client,
 async def test_an_append_refused_at_the_size_limit_keeps_the_connection_for_the_next(client, rustpad, pad):
     """A refusal sends nothing, so the connection is as it was: the next append goes on from it
     rather than join the pad again (and put a caret and a departure in everyone's queue)."""
-    rustpad.seed(pad, "x" * (MAX_DOCUMENT_CHARS - 10))
+    rustpad.seed(pad, "x" * (MAX_WRITTEN_CHARS - 10))
     ok(await call(client, "append_to_document", {"id": pad, "text": "a"}))
     assert "nothing was written" in failed(await call(client, "append_to_document", {"id": pad, "text": "b" * 20}))
     ok(await call(client, "append_to_document", {"id": pad, "text": "c"}))

@@ -8,7 +8,7 @@ use super::args::{Language, PadId, Text};
 use super::catalogue::EPHEMERAL;
 use super::outcome::{self, ToolError, ToolResult};
 use super::schema::True;
-use super::session::{Revertible, Written, undo_fields, with_session};
+use super::session::{Revertible, Written, check_limit, undo_fields, with_session};
 use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::rustpad::marks::Mark;
 use crate::rustpad::ot::Builder;
@@ -78,6 +78,9 @@ fn run(call: &Call) -> ToolResult {
     };
     let text = text.map_or("", |Text(text)| text);
     let language = language.map(|Language(language)| language);
+    // Refused before joining, which would make the pad: a pad with content
+    // is refused anyway, so the pad is empty.
+    check_limit(0, char_len(text))?;
     // The text is kept so that the result can name the change (its bases).
     let (characters, undo) = with_session(call, &id, Track::TEXT, |socket| {
         if !socket.document().is_empty() {

@@ -18,7 +18,7 @@ use super::catalogue::{removal_threshold, removals_counted};
 use super::edit_effect::{Batch, Edited, Effect, applied, preview, report, untrusted_history};
 use super::locate::{self, EditSpec, MAX_EDITS, Plan};
 use super::outcome::{ToolError, ToolResult, Untrusted};
-use super::session::{Revertible, Undoable, Written, judge_removal, pad_of, take_place, undo_fields, with_session};
+use super::session::{Revertible, Undoable, Written, check_limit, judge_removal, pad_of, take_place, undo_fields, with_session};
 use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::digest;
 use crate::guard::removal::{Change, Removal};
@@ -29,7 +29,6 @@ use crate::rustpad::marks::{Class, Mark};
 use crate::rustpad::rebase::rebase;
 use crate::rustpad::since::Since;
 use crate::rustpad::socket::{PadSocket, Queue, Track, first_change};
-use crate::text::MAX_DOCUMENT_CHARS;
 
 pub static TOOL: Tool = Tool {
     name: "edit_document",
@@ -191,12 +190,7 @@ fn carry_out(
             "Nothing was written: some of the text these edits replace or delete was changed since base {base} (by someone in the pad, or by an earlier call that did land), so making them now would repeat or tangle that change. Call get_changes with this base to see what changed, then state the edits against the base it gives."
         )));
     }
-    let target = rebased.operation.target_len();
-    if target > MAX_DOCUMENT_CHARS {
-        return Err(ToolError::new(format!(
-            "Nothing was written: with these edits pad \"{id}\" would be {target} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS}."
-        )));
-    }
+    check_limit(rebased.operation.base_len(), rebased.operation.target_len())?;
     let queue = queued.unwrap_or(Queue::Clear);
     let mut removal = judge_removal(socket, call, id, queue, &rebased.operation)?;
     if request.dry_run {

@@ -105,7 +105,7 @@ fn run(call: &Call) -> ToolResult {
         }
         let pad_chars = socket.document().len();
         let change = each.times(count);
-        check_limit(pad_chars - change.removed + change.inserted)?;
+        check_limit(pad_chars, pad_chars - change.removed + change.inserted)?;
         let operation = replace_operation(pad_chars, &matches, search, replace);
         let queue = queued.unwrap_or(Queue::Clear);
         let mut removal = judge_removal(socket, call, id, queue, &operation)?;

@@ -296,11 +296,29 @@ pub fn undo_fields(socket: &PadSocket, call: &Call) -> Undoable {
     }
 }
 
-/// Refuses a write that would make the pad longer than Rustpad allows.
-pub fn check_limit(length: usize) -> Result<(), ToolError> {
-    if length > MAX_DOCUMENT_CHARS {
+/// Characters at the end of Rustpad's limit that this server's writes leave
+/// to people. Rustpad ends the connection of anyone whose edit would pass
+/// its limit, so a pad a model filled to the brim would throw off the next
+/// person to type a key (their editor rejoins and the key is lost). This
+/// much room is some fifteen minutes of steady typing.
+pub const ROOM_FOR_PEOPLE: usize = 4_096;
+/// The longest pad this server's writes make.
+pub const MAX_WRITTEN_CHARS: usize = MAX_DOCUMENT_CHARS - ROOM_FOR_PEOPLE;
+
+/// Refuses a write that would take a pad of `before` characters to `after`:
+/// past Rustpad's limit always, and into the room left for people when it
+/// makes the pad longer. A write that does not lengthen the pad is never
+/// refused for that room, so a model can always shorten or rework a pad that
+/// people filled themselves.
+pub fn check_limit(before: usize, after: usize) -> Result<(), ToolError> {
+    if after > MAX_DOCUMENT_CHARS {
         return Err(ToolError::new(format!(
-            "the pad would be {length} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS}; nothing was written"
+            "the pad would be {after} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS}; nothing was written"
+        )));
+    }
+    if after > MAX_WRITTEN_CHARS && after > before {
+        return Err(ToolError::new(format!(
+            "the pad would be {after} characters long: this server makes pads at most {MAX_WRITTEN_CHARS} characters long, leaving the last {ROOM_FOR_PEOPLE} of Rustpad's limit to people typing in them; nothing was written"
         )));
     }
     Ok(())
@@ -347,4 +365,22 @@ pub fn written<T: Serialize>(
         format!("{sentence}\nLink: {link}"),
         &Written::new(url, id, characters, EPHEMERAL, own),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_room_for_people_stops_only_writes_that_lengthen_the_pad() {
+        assert!(check_limit(0, MAX_WRITTEN_CHARS).is_ok());
+        let into_room = check_limit(0, MAX_WRITTEN_CHARS + 1).unwrap_err();
+        assert!(into_room.message().contains("leaving the last 4096"));
+        // A pad people filled past the room's start: kept or shortened, never refused for it.
+        assert!(check_limit(MAX_DOCUMENT_CHARS, MAX_DOCUMENT_CHARS).is_ok());
+        assert!(check_limit(MAX_WRITTEN_CHARS + 9, MAX_WRITTEN_CHARS + 8).is_ok());
+        assert!(check_limit(MAX_WRITTEN_CHARS + 9, MAX_WRITTEN_CHARS + 10).is_err());
+        let past_rustpad = check_limit(MAX_DOCUMENT_CHARS, MAX_DOCUMENT_CHARS + 1).unwrap_err();
+        assert!(past_rustpad.message().contains("more than Rustpad's limit of 262144"));
+    }
 }

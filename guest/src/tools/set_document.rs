@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::args::{PadId, Text};
 use super::outcome::{self, ToolResult};
-use super::session::{Revertible, Undoable, Written, pad_of, take_place, text_of, undo_fields, with_session, written};
+use super::session::{Revertible, Undoable, Written, check_limit, pad_of, take_place, text_of, undo_fields, with_session, written};
 use super::tool::{Call, Description, Kind, Schemas, Tool};
 use crate::digest;
 use crate::guard::Proposal;
@@ -64,6 +64,7 @@ fn run(call: &Call) -> ToolResult {
         if old == text {
             return Ok((before, before, false, Undoable::default()));
         }
+        check_limit(before, new_length)?;
         if before > 0 {
             let proposal = Proposal {
                 tool: TOOL.name,
