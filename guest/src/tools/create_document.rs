@@ -80,7 +80,7 @@ fn run(call: &Call) -> ToolResult {
     let language = language.map(|Language(language)| language);
     // Refused before joining, which would make the pad: a pad with content
     // is refused anyway, so the pad is empty.
-    check_limit(0, char_len(text))?;
+    check_limit(0, char_len(text) as u64)?;
     // The text is kept so that the result can name the change (its bases).
     let (characters, undo) = with_session(call, &id, Track::TEXT, |socket| {
         if !socket.document().is_empty() {

@@ -190,7 +190,7 @@ fn carry_out(
             "Nothing was written: some of the text these edits replace or delete was changed since base {base} (by someone in the pad, or by an earlier call that did land), so making them now would repeat or tangle that change. Call get_changes with this base to see what changed, then state the edits against the base it gives."
         )));
     }
-    check_limit(rebased.operation.base_len(), rebased.operation.target_len())?;
+    check_limit(rebased.operation.base_len(), rebased.operation.target_len() as u64)?;
     let queue = queued.unwrap_or(Queue::Clear);
     let mut removal = judge_removal(socket, call, id, queue, &rebased.operation)?;
     if request.dry_run {

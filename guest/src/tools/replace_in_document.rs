@@ -104,8 +104,10 @@ fn run(call: &Call) -> ToolResult {
             )));
         }
         let pad_chars = socket.document().len();
-        let change = each.times(count);
-        check_limit(pad_chars, pad_chars - change.removed + change.inserted)?;
+        // The matches do not overlap, so they remove at most the pad; what
+        // they insert is counted in 64 bits, past what a wasm32 `usize` holds.
+        let kept = pad_chars - each.times(count).removed;
+        check_limit(pad_chars, kept as u64 + each.inserted as u64 * count as u64)?;
         let operation = replace_operation(pad_chars, &matches, search, replace);
         let queue = queued.unwrap_or(Queue::Clear);
         let mut removal = judge_removal(socket, call, id, queue, &operation)?;

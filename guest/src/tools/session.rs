@@ -310,13 +310,14 @@ pub const MAX_WRITTEN_CHARS: usize = MAX_DOCUMENT_CHARS - ROOM_FOR_PEOPLE;
 /// makes the pad longer. A write that does not lengthen the pad is never
 /// refused for that room, so a model can always shorten or rework a pad that
 /// people filled themselves.
-pub fn check_limit(before: usize, after: usize) -> Result<(), ToolError> {
-    if after > MAX_DOCUMENT_CHARS {
+/// `after` is a `u64` so that a count past 32 bits is told as it is.
+pub fn check_limit(before: usize, after: u64) -> Result<(), ToolError> {
+    if after > MAX_DOCUMENT_CHARS as u64 {
         return Err(ToolError::new(format!(
             "the pad would be {after} characters long, more than Rustpad's limit of {MAX_DOCUMENT_CHARS}; nothing was written"
         )));
     }
-    if after > MAX_WRITTEN_CHARS && after > before {
+    if after > MAX_WRITTEN_CHARS as u64 && after > before as u64 {
         return Err(ToolError::new(format!(
             "the pad would be {after} characters long: this server makes pads at most {MAX_WRITTEN_CHARS} characters long, leaving the last {ROOM_FOR_PEOPLE} of Rustpad's limit to people typing in them; nothing was written"
         )));
@@ -373,14 +374,19 @@ mod tests {
 
     #[test]
     fn the_room_for_people_stops_only_writes_that_lengthen_the_pad() {
-        assert!(check_limit(0, MAX_WRITTEN_CHARS).is_ok());
-        let into_room = check_limit(0, MAX_WRITTEN_CHARS + 1).unwrap_err();
+        assert!(check_limit(0, MAX_WRITTEN_CHARS as u64).is_ok());
+        let into_room = check_limit(0, MAX_WRITTEN_CHARS as u64 + 1).unwrap_err();
         assert!(into_room.message().contains("leaving the last 4096"));
         // A pad people filled past the room's start: kept or shortened, never refused for it.
-        assert!(check_limit(MAX_DOCUMENT_CHARS, MAX_DOCUMENT_CHARS).is_ok());
-        assert!(check_limit(MAX_WRITTEN_CHARS + 9, MAX_WRITTEN_CHARS + 8).is_ok());
-        assert!(check_limit(MAX_WRITTEN_CHARS + 9, MAX_WRITTEN_CHARS + 10).is_err());
-        let past_rustpad = check_limit(MAX_DOCUMENT_CHARS, MAX_DOCUMENT_CHARS + 1).unwrap_err();
-        assert!(past_rustpad.message().contains("more than Rustpad's limit of 262144"));
+        assert!(check_limit(MAX_DOCUMENT_CHARS, MAX_DOCUMENT_CHARS as u64).is_ok());
+        assert!(check_limit(MAX_WRITTEN_CHARS + 9, MAX_WRITTEN_CHARS as u64 + 8).is_ok());
+        assert!(check_limit(MAX_WRITTEN_CHARS + 9, MAX_WRITTEN_CHARS as u64 + 10).is_err());
+        let past_rustpad =
+            check_limit(MAX_DOCUMENT_CHARS, MAX_DOCUMENT_CHARS as u64 + 1).unwrap_err();
+        assert!(
+            past_rustpad
+                .message()
+                .contains("more than Rustpad's limit of 262144")
+        );
     }
 }

@@ -64,7 +64,7 @@ fn run(call: &Call) -> ToolResult {
         if old == text {
             return Ok((before, before, false, Undoable::default()));
         }
-        check_limit(before, new_length)?;
+        check_limit(before, new_length as u64)?;
         if before > 0 {
             let proposal = Proposal {
                 tool: TOOL.name,

@@ -42,11 +42,13 @@ impl Change {
             })
     }
 
-    /// The same change made `times` times.
+    /// The same change made `times` times. Saturating: on wasm32 a `usize`
+    /// is 32 bits, which a long replacement of a short, frequent search can
+    /// pass, and a count wrapped round would look small.
     pub fn times(self, times: usize) -> Change {
         Change {
-            removed: self.removed * times,
-            inserted: self.inserted * times,
+            removed: self.removed.saturating_mul(times),
+            inserted: self.inserted.saturating_mul(times),
         }
     }
 }

@@ -136,6 +136,12 @@ fn removals_do_not_count_what_stays() {
         }
     );
     assert_eq!(Change::between("ab", "b").times(3).removed, 3);
+    // Past a 32-bit count it stays at the top rather than wrap round to a small one.
+    let long = Change {
+        removed: 1,
+        inserted: 1 << 16,
+    };
+    assert_eq!(long.times(usize::MAX).inserted, usize::MAX);
 }
 
 #[test]

@@ -172,7 +172,7 @@ fn carry_out(
         return nothing_to_take_back(call, socket, id, target, revision);
     }
     let change = Change::of_operation(&undo.operation);
-    check_limit(before.len_chars(), undo.operation.target_len())?;
+    check_limit(before.len_chars(), undo.operation.target_len() as u64)?;
     let queue = queued.unwrap_or(Queue::Clear);
     let mut removal = judge_removal(socket, call, id, queue, &undo.operation)?;
     if dry_run {
