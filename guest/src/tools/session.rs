@@ -1,6 +1,6 @@
 //! What the write tools share: a joined session that is always closed, the
-//! pad as the guard sees it, Rustpad's size limit, and the result every
-//! write returns.
+//! pad as the guard sees it, Rustpad's size limit and the room left to
+//! people below it, and the result every write returns.
 //!
 //! Each write joins the pad as `rustpad-mcp`, computes one whole-document
 //! operation against the snapshot it holds, sends it and waits for Rustpad's
@@ -309,8 +309,8 @@ pub const MAX_WRITTEN_CHARS: usize = MAX_DOCUMENT_CHARS - ROOM_FOR_PEOPLE;
 /// past Rustpad's limit always, and into the room left for people when it
 /// makes the pad longer. A write that does not lengthen the pad is never
 /// refused for that room, so a model can always shorten or rework a pad that
-/// people filled themselves.
-/// `after` is a `u64` so that a count past 32 bits is told as it is.
+/// people filled themselves. `after` is a `u64` so that a length past 32
+/// bits is told as it is.
 pub fn check_limit(before: usize, after: u64) -> Result<(), ToolError> {
     if after > MAX_DOCUMENT_CHARS as u64 {
         return Err(ToolError::new(format!(
