@@ -76,7 +76,7 @@ STEADY:
     Joins the pad as NAME (default person) and types a letter at the end of its first line every
     MS milliseconds (default 200), each acknowledged before the next, reading all the server sends
     meanwhile; joins again whenever the connection ends. When stdin ends it leaves and prints
-    {\"acknowledged\", \"typed\", \"disconnections\", \"reasons\", \"dropped_at\"} (Unix seconds).
+    {\"acknowledged\", \"typed\", \"disconnections\", \"reasons\"}.
 
 MODES:
 ";

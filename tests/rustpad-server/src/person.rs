@@ -9,7 +9,7 @@
 //! [`type_steadily`] is the person of a load run: a keystroke at a fixed
 //! pace, joining again whenever Rustpad drops it, and counting how often.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use operational_transform::OperationSeq;
 use serde::{Deserialize, Serialize};
@@ -207,10 +207,6 @@ pub async fn converse(url: &str, name: &str) -> Result<(), TypistError> {
     Ok(())
 }
 
-/// Drops [`SteadyReport`] notes the time of (a person rejoins at most 20
-/// times a second, so a two-minute run stays within it).
-const DROPS_TIMED: usize = 4096;
-
 /// What [`type_steadily`] did.
 #[derive(Debug, Default, Serialize)]
 pub struct SteadyReport {
@@ -222,10 +218,6 @@ pub struct SteadyReport {
     pub disconnections: u64,
     /// Why, for the first few of them.
     pub reasons: Vec<String>,
-    /// When, in seconds since the Unix epoch, for the first
-    /// [`DROPS_TIMED`] of them: a load run tells a drop while the pad had
-    /// room from one Rustpad makes once it is full.
-    pub dropped_at: Vec<f64>,
     /// What others' doings sent this person, over all its connections.
     pub heard: Heard,
 }
@@ -238,11 +230,6 @@ impl SteadyReport {
 
     fn dropped(&mut self, why: TypistError) {
         self.disconnections += 1;
-        if self.dropped_at.len() < DROPS_TIMED {
-            let now = SystemTime::now().duration_since(UNIX_EPOCH);
-            self.dropped_at
-                .push(now.map_or(0.0, |since| since.as_secs_f64()));
-        }
         if self.reasons.len() < 8 {
             self.reasons.push(why.0);
         }

@@ -60,17 +60,8 @@ async fn a_steady_person_rejoins_when_dropped_and_counts_what_others_sent() {
         server.seed("steady", &seed("P:\nagain\n")).unwrap();
         typed_at_least(&server, "steady", 2).await;
     };
-    let before = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs_f64();
     let report = type_steadily(&url, "steady", Duration::from_millis(20), others).await;
     assert_eq!(report.disconnections, 1, "{report:?}");
-    // The drop is timed, so a load run can tell when it came.
-    assert!(
-        matches!(report.dropped_at[..], [at] if at >= before),
-        "{report:?}"
-    );
     assert_eq!(report.typed.chars().count() as u64, report.acknowledged);
     assert!(report.acknowledged >= 5, "{report:?}");
     // Since it joined again, the pad holds what it typed after that, in order.
