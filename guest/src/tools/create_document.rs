@@ -80,7 +80,8 @@ fn run(call: &Call) -> ToolResult {
     let language = language.map(|Language(language)| language);
     // Refused before joining, which would make the pad: a pad with content
     // is refused anyway, so the pad is empty.
-    check_limit(0, char_len(text) as u64)?;
+    let length = char_len(text);
+    check_limit(0, length as u64)?;
     // The text is kept so that the result can name the change (its bases).
     let (characters, undo) = with_session(call, &id, Track::TEXT, |socket| {
         if !socket.document().is_empty() {
@@ -109,7 +110,7 @@ fn run(call: &Call) -> ToolResult {
     } else {
         format!(
             "Created pad \"{id}\" with {}.\nLink: {link}\n{EPHEMERAL}",
-            count(char_len(text), "character")
+            count(length, "character")
         )
     };
     let created = Revertible {
